@@ -1,0 +1,12 @@
+#pragma once
+/// The subcommands of the loopdyn tool; each adds itself to the CLI11 app.
+
+#include <CLI/CLI.hpp>
+
+namespace loopdyn::cli {
+
+/// `loopdyn analyze MODEL [--json] ...`: constraint rank, redundancy, mobility, singularity.
+/// Sets exit_code when it runs.
+void addAnalyzeCommand(CLI::App& app, int& exit_code);
+
+}  // namespace loopdyn::cli

@@ -1,0 +1,27 @@
+// loopdyn: dynamics of rigid multibody systems with closed loops and redundant constraints.
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"loopdyn: rigid multibody systems with closed loops and redundant constraints"};
+  app.require_subcommand(1);
+  int exit_code = loopdyn::cli::kExitOk;
+  loopdyn::cli::addAnalyzeCommand(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return loopdyn::cli::kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "loopdyn: error: " << e.what() << '\n';
+    return loopdyn::cli::kExitNumericalFailure;
+  }
+  return exit_code;
+}

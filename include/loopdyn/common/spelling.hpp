@@ -1,0 +1,16 @@
+#pragma once
+/// Spelling help for error messages.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loopdyn {
+
+/// Levenshtein edit distance between two words.
+std::size_t editDistance(std::string_view a, std::string_view b);
+
+/// " (did you mean 'x'?)" for the closest candidate within a small edit distance, else "".
+std::string didYouMean(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace loopdyn

@@ -1,0 +1,56 @@
+#pragma once
+/// Assembly: from an approximate configuration to one that satisfies every constraint.
+///
+/// Positions: Newton iteration on Phi(q, t) = 0 with the minimum-norm least-squares step
+/// dq = -C_s^+ Phi_s (complete orthogonal decomposition of the scaled holonomic Jacobian), so that
+/// redundant (dependent) equations do not break it. Velocities: C v + b = 0 including the
+/// Pfaffian rows; the velocity coordinates the model prescribes are kept and the others found
+/// with the least (scaled) norm; if the prescription itself violates the constraints, the
+/// smallest change to all velocities is made and reported.
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/kinematics/constraint_evaluation.hpp"
+#include "loopdyn/kinematics/state.hpp"
+#include "loopdyn/model/model.hpp"
+
+namespace loopdyn {
+
+struct AssemblyOptions {
+  /// Converged when the scaled residual is below tolerance * L (L: characteristic length).
+  Scalar position_tolerance = 1e-12;
+  Scalar velocity_tolerance = 1e-12;
+  int max_iterations = 50;
+  /// Singular values below this fraction of the largest are treated as zero in the steps.
+  Scalar rank_threshold = 1e-9;
+  /// Prescribed velocities (Model::prescribedVelocities) are kept when consistent.
+  bool keep_prescribed_velocities = true;
+};
+
+struct AssemblyResult {
+  State state;
+  bool converged = false;
+  int iterations = 0;
+  Scalar position_residual = 0;  ///< ||Phi_s|| / L at the end
+  Scalar velocity_residual = 0;  ///< ||diag(row)(C v + b)|| / L at the end (1/s)
+  bool prescribed_velocities_kept = true;
+  Scalar velocity_change = 0;    ///< how far the prescribed velocities had to move (scaled)
+  std::vector<Scalar> pair_residuals;  ///< per pair, at the end (see pairResiduals)
+  /// Empty when converged; otherwise one sentence naming the worst pairs and their residuals.
+  std::string message;
+};
+
+/// Positions, then velocities. Never throws for numerical failure: see converged/message.
+AssemblyResult assemble(const Model& model, KinematicsWorkspace& ws, const State& guess,
+                        const AssemblyOptions& options = {});
+
+/// Positions only (velocities copied from the guess).
+AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, const State& guess,
+                                 const AssemblyOptions& options = {});
+
+/// Velocities only, at the guess's positions (assumed assembled).
+AssemblyResult assembleVelocities(const Model& model, KinematicsWorkspace& ws, const State& guess,
+                                  const AssemblyOptions& options = {});
+
+}  // namespace loopdyn

@@ -1,0 +1,35 @@
+#pragma once
+/// Evaluation of the whole constraint set in absolute coordinates:
+///   Phi(q, t)          holonomic residuals (m)                        paper 001, eq. (1)
+///   C = [Phi_q; Psi]   velocity constraint matrix (m + h) x n         paper 001, eq. (5)
+///   b = [Phi_t; 0]     so that C v + b = 0                            paper 001, eq. (4)
+///   Gamma              so that C a = Gamma                            paper 001, eqs. (8)-(9)
+
+#include <vector>
+
+#include "loopdyn/common/types.hpp"
+#include "loopdyn/kinematics/state.hpp"
+#include "loopdyn/model/model.hpp"
+
+namespace loopdyn {
+
+/// Buffers for constraint evaluation, sized once for a model. One per thread.
+struct KinematicsWorkspace {
+  explicit KinematicsWorkspace(const Model& model);
+
+  VecX Phi;    ///< m
+  MatX C;      ///< (m + h) x nv
+  VecX b;      ///< m + h
+  VecX Gamma;  ///< m + h
+  std::vector<BodyMotion> motion;  ///< per body, at the last evaluated state
+};
+
+/// Fills ws.Phi, ws.C, ws.b and ws.Gamma at state x (Gamma and b use x.v and x.t).
+/// Throws InvalidArgument on wrong state sizes.
+void evaluateConstraints(const Model& model, KinematicsWorkspace& ws, const State& x);
+
+/// Residual norm of each pair's position equations (Pfaffian pairs: of C v + b), in the
+/// units of the scaled constraint (lengths). Size: model.pairs().size(). Uses ws as evaluated.
+std::vector<Scalar> pairResiduals(const Model& model, const KinematicsWorkspace& ws, const State& x);
+
+}  // namespace loopdyn

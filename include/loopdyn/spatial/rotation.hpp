@@ -1,0 +1,33 @@
+#pragma once
+/// Rotations: planar angles, Euler angles, axis-angle, the exponential map, and frame builders.
+
+#include "loopdyn/common/types.hpp"
+
+namespace loopdyn {
+
+/// Skew-symmetric matrix [w]x such that [w]x a = w x a.
+Mat3 skew(const Vec3& w);
+
+/// Planar rotation by `angle` about z, as a 3x3 matrix.
+Mat3 rotationZ(Scalar angle);
+
+/// Rotation from z-x-z Euler angles: Rz(a) Rx(b) Rz(c).
+Mat3 rotationZXZ(Scalar a, Scalar b, Scalar c);
+
+/// Rotation by `angle` about the unit direction of `axis` (axis must be nonzero).
+Mat3 rotationAxisAngle(const Vec3& axis, Scalar angle);
+
+/// Exponential map: rotation by |w| about w/|w| (identity for w = 0).
+Mat3 expSO3(const Vec3& w);
+
+/// A right-handed orthonormal frame whose z-axis is the unit direction of `z_axis`.
+/// The x-axis is chosen deterministically perpendicular to it.
+Mat3 frameWithZAxis(const Vec3& z_axis);
+
+/// The angle of a planar rotation matrix (atan2 of its first column).
+Scalar planarAngle(const Mat3& R);
+
+/// Wraps an angle into (-pi, pi].
+Scalar wrapAngle(Scalar angle);
+
+}  // namespace loopdyn

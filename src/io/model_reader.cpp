@@ -1,0 +1,573 @@
+#include "loopdyn/io/model_reader.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <numbers>
+#include <sstream>
+
+#include "loopdyn/common/spelling.hpp"
+#include "loopdyn/spatial/rotation.hpp"
+
+namespace loopdyn::io {
+
+namespace {
+
+/// Reads one file, collecting diagnostics instead of stopping at the first problem.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  SourceLocation where(const YAML::Node& node) const {
+    if (!node.IsDefined()) return {file_, 0, 0};
+    const YAML::Mark mark = node.Mark();
+    if (mark.line < 0) return {file_, 0, 0};
+    return {file_, mark.line + 1, mark.column + 1};
+  }
+
+  template <typename... Args>
+  void error(const YAML::Node& node, const Args&... args) {
+    diagnostics_.push_back({where(node), detail::concat(args...)});
+  }
+  template <typename... Args>
+  void errorAt(const SourceLocation& at, const Args&... args) {
+    diagnostics_.push_back({at, detail::concat(args...)});
+  }
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
+  /// Reports keys of `map` not in `allowed`; `what` names the map in the message.
+  bool checkMap(const YAML::Node& map, std::initializer_list<const char*> allowed, const std::string& what) {
+    if (!map.IsMap()) {
+      error(map, what, " must be a mapping of keys to values");
+      return false;
+    }
+    std::vector<std::string> names(allowed.begin(), allowed.end());
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = it->first.as<std::string>("");
+      if (std::find(names.begin(), names.end(), key) == names.end())
+        error(it->first, "unknown key '", key, "' in ", what, didYouMean(key, names));
+    }
+    return true;
+  }
+
+  bool scalar(const YAML::Node& node, Scalar& out, const std::string& what) {
+    if (!node.IsDefined() || node.IsNull()) return false;  // reported by require()
+    if (node.IsScalar()) {
+      try {
+        out = node.as<Scalar>();
+        if (std::isfinite(out)) return true;
+      } catch (const YAML::Exception&) {
+      }
+    }
+    error(node, what, ": expected a number, got ", describe(node));
+    return false;
+  }
+
+  bool integer(const YAML::Node& node, int& out, const std::string& what) {
+    if (!node.IsDefined() || node.IsNull()) return false;  // reported by require()
+    if (node.IsScalar()) {
+      try {
+        out = node.as<int>();
+        return true;
+      } catch (const YAML::Exception&) {
+      }
+    }
+    error(node, what, ": expected an integer, got ", describe(node));
+    return false;
+  }
+
+  bool text(const YAML::Node& node, std::string& out, const std::string& what) {
+    if (!node.IsDefined() || node.IsNull()) return false;  // reported by require()
+    if (node.IsScalar() && !node.Scalar().empty()) {
+      out = node.Scalar();
+      return true;
+    }
+    error(node, what, ": expected a name, got ", describe(node));
+    return false;
+  }
+
+  /// A list of exactly `size` numbers (size -1: any length >= 1).
+  bool numbers(const YAML::Node& node, int size, std::vector<Scalar>& out, const std::string& what) {
+    if (!node.IsDefined() || node.IsNull()) return false;  // reported by require()
+    out.clear();
+    if (!node.IsSequence() || (size >= 0 && static_cast<int>(node.size()) != size) || node.size() == 0) {
+      error(node, what, ": expected a list of ", size >= 0 ? std::to_string(size) : std::string("one or more"),
+            " numbers, got ", describe(node));
+      return false;
+    }
+    bool ok = true;
+    for (const YAML::Node& item : node) {
+      Scalar value = 0;
+      ok = scalar(item, value, what) && ok;
+      out.push_back(value);
+    }
+    return ok;
+  }
+
+  bool vector(const YAML::Node& node, int dimension, Vec3& out, const std::string& what) {
+    std::vector<Scalar> values;
+    if (!numbers(node, dimension, values, what)) return false;
+    out.setZero();
+    for (int i = 0; i < dimension; ++i) out(i) = values[static_cast<std::size_t>(i)];
+    return true;
+  }
+
+  /// A nonzero direction (zero-length axes are errors).
+  bool direction(const YAML::Node& node, Vec3& out, const std::string& what) {
+    if (!vector(node, 3, out, what)) return false;
+    if (out.norm() <= 1e-12) {
+      error(node, what, ": zero-length axis");
+      return false;
+    }
+    return true;
+  }
+
+  /// "body.marker".
+  bool markerRef(const YAML::Node& node, MarkerRef& out, const std::string& what) {
+    std::string s;
+    if (!text(node, s, what)) return false;
+    const std::size_t dot = s.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == s.size()) {
+      error(node, what, ": expected 'body.marker', got '", s, "'");
+      return false;
+    }
+    out = MarkerRef{s.substr(0, dot), s.substr(dot + 1), where(node)};
+    return true;
+  }
+
+  static std::string describe(const YAML::Node& node) {
+    if (!node.IsDefined() || node.IsNull()) return "nothing";
+    if (node.IsScalar()) return "'" + node.Scalar() + "'";
+    if (node.IsSequence()) return "a list of " + std::to_string(node.size());
+    return "a mapping";
+  }
+
+ private:
+  std::string file_;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+/// A required key: reports it missing (at the map) and returns an undefined node.
+YAML::Node require(Reader& r, const YAML::Node& map, const char* key, const std::string& what) {
+  const YAML::Node node = map[key];
+  if (!node.IsDefined()) {
+    r.error(map, what, ": missing required key '", key, "'");
+  } else if (node.IsNull()) {
+    r.error(node, what, ": key '", key, "' has no value");
+  }
+  return node;
+}
+
+bool has(const YAML::Node& map, const char* key) {
+  const YAML::Node node = map[key];
+  return node.IsDefined() && !node.IsNull();
+}
+
+/// A 3D orientation: exactly one of zxz, quaternion, axis_angle, matrix.
+bool readOrientation(Reader& r, const YAML::Node& node, Mat3& out, const std::string& what) {
+  if (!r.checkMap(node, {"zxz", "quaternion", "axis_angle", "matrix"}, what)) return false;
+  if (node.size() != 1) {
+    r.error(node, what, ": give exactly one of zxz, quaternion, axis_angle, matrix");
+    return false;
+  }
+  std::vector<Scalar> v;
+  if (has(node, "zxz")) {
+    if (!r.numbers(node["zxz"], 3, v, what + ".zxz")) return false;
+    out = rotationZXZ(v[0], v[1], v[2]);
+  } else if (has(node, "quaternion")) {
+    if (!r.numbers(node["quaternion"], 4, v, what + ".quaternion")) return false;
+    const Quat q(v[0], v[1], v[2], v[3]);
+    if (q.norm() < 1e-12) {
+      r.error(node["quaternion"], what, ".quaternion: zero quaternion");
+      return false;
+    }
+    out = q.normalized().toRotationMatrix();
+  } else if (has(node, "axis_angle")) {
+    const YAML::Node aa = node["axis_angle"];
+    if (!r.checkMap(aa, {"axis", "angle"}, what + ".axis_angle")) return false;
+    Vec3 axis;
+    Scalar angle = 0;
+    if (!r.direction(require(r, aa, "axis", what + ".axis_angle"), axis, what + ".axis_angle.axis")) return false;
+    if (!r.scalar(require(r, aa, "angle", what + ".axis_angle"), angle, what + ".axis_angle.angle")) return false;
+    out = rotationAxisAngle(axis, angle);
+  } else {
+    const YAML::Node m = node["matrix"];
+    if (!m.IsSequence() || m.size() != 3) {
+      r.error(m, what, ".matrix: expected 3 rows of 3 numbers");
+      return false;
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (!r.numbers(m[i], 3, v, what + ".matrix")) return false;
+      for (int j = 0; j < 3; ++j) out(i, j) = v[static_cast<std::size_t>(j)];
+    }
+    if ((out.transpose() * out - Mat3::Identity()).norm() > 1e-6 || out.determinant() < 0) {
+      r.error(m, what, ".matrix: not a rotation matrix (must be orthonormal with determinant +1)");
+      return false;
+    }
+  }
+  return true;
+}
+
+void readMarker(Reader& r, const YAML::Node& node, int dimension, MarkerSpec& out, const std::string& owner) {
+  const std::string what = "marker of " + owner;
+  if (dimension == 2) {
+    if (!r.checkMap(node, {"name", "position", "angle"}, what)) return;
+  } else if (!r.checkMap(node, {"name", "position", "axis", "orientation"}, what)) {
+    return;
+  }
+  out.where = r.where(node);
+  r.text(require(r, node, "name", what), out.name, what + " name");
+  const std::string label = "marker '" + out.name + "'";
+  if (has(node, "position")) r.vector(node["position"], dimension, out.position, label + " position");
+  if (dimension == 2 && has(node, "angle")) {
+    Scalar angle = 0;
+    if (r.scalar(node["angle"], angle, label + " angle")) out.orientation = rotationZ(angle);
+  }
+  if (dimension == 3) {
+    if (has(node, "axis") && has(node, "orientation")) {
+      r.error(node, label, ": give either axis or orientation, not both");
+    } else if (has(node, "axis")) {
+      Vec3 axis;
+      if (r.direction(node["axis"], axis, label + " axis")) out.orientation = frameWithZAxis(axis);
+    } else if (has(node, "orientation")) {
+      readOrientation(r, node["orientation"], out.orientation, label + " orientation");
+    }
+  }
+}
+
+void readMarkers(Reader& r, const YAML::Node& node, int dimension, std::vector<MarkerSpec>& out,
+                 const std::string& owner) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  if (!node.IsSequence()) {
+    r.error(node, "markers of ", owner, ": expected a list");
+    return;
+  }
+  for (const YAML::Node& item : node) {
+    MarkerSpec marker;
+    readMarker(r, item, dimension, marker, owner);
+    out.push_back(std::move(marker));
+  }
+}
+
+void readInertia(Reader& r, const YAML::Node& node, int dimension, Mat3& out, const std::string& what) {
+  if (dimension == 2) {
+    Scalar izz = 0;
+    if (r.scalar(node, izz, what + " inertia")) out(2, 2) = izz;
+    return;
+  }
+  std::vector<Scalar> v;
+  if (node.IsMap()) {
+    if (!r.checkMap(node, {"principal", "orientation"}, what + " inertia")) return;
+    Mat3 axes = Mat3::Identity();
+    if (!r.numbers(require(r, node, "principal", what + " inertia"), 3, v, what + " inertia.principal")) return;
+    if (has(node, "orientation") && !readOrientation(r, node["orientation"], axes, what + " inertia.orientation"))
+      return;
+    out = axes * Vec3(v[0], v[1], v[2]).asDiagonal() * axes.transpose();
+    out = 0.5 * (out + out.transpose()).eval();
+  } else if (node.IsSequence() && node.size() == 3 && node[0].IsScalar()) {
+    if (r.numbers(node, 3, v, what + " inertia")) out = Vec3(v[0], v[1], v[2]).asDiagonal();
+  } else if (node.IsSequence() && node.size() == 3) {
+    for (int i = 0; i < 3; ++i) {
+      if (!r.numbers(node[i], 3, v, what + " inertia")) return;
+      for (int j = 0; j < 3; ++j) out(i, j) = v[static_cast<std::size_t>(j)];
+    }
+  } else {
+    r.error(node, what, " inertia: expected [Ixx, Iyy, Izz], a 3x3 tensor, or {principal, orientation}");
+  }
+}
+
+void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
+  if (dimension == 2) {
+    if (!r.checkMap(node, {"name", "mass", "inertia", "position", "angle", "velocity", "markers"}, "body")) return;
+  } else if (!r.checkMap(node, {"name", "mass", "inertia", "position", "orientation", "velocity", "markers"},
+                         "body")) {
+    return;
+  }
+  out.where = r.where(node);
+  r.text(require(r, node, "name", "body"), out.name, "body name");
+  const std::string what = "body '" + out.name + "'";
+  r.scalar(require(r, node, "mass", what), out.mass, what + " mass");
+  const YAML::Node inertia = require(r, node, "inertia", what);
+  if (inertia.IsDefined() && !inertia.IsNull()) readInertia(r, inertia, dimension, out.inertia, what);
+  if (has(node, "position")) r.vector(node["position"], dimension, out.position, what + " position");
+  if (dimension == 2 && has(node, "angle")) {
+    Scalar angle = 0;
+    if (r.scalar(node["angle"], angle, what + " angle")) out.orientation = rotationZ(angle);
+  }
+  if (dimension == 3 && has(node, "orientation"))
+    readOrientation(r, node["orientation"], out.orientation, what + " orientation");
+  if (has(node, "velocity")) {
+    const YAML::Node v = node["velocity"];
+    if (r.checkMap(v, {"linear", "angular"}, what + " velocity")) {
+      Vec3 value = Vec3::Zero();
+      if (has(v, "linear") && r.vector(v["linear"], dimension, value, what + " velocity.linear"))
+        out.linear_velocity = value;
+      if (has(v, "angular")) {
+        value.setZero();
+        if (dimension == 2) {
+          if (r.scalar(v["angular"], value.z(), what + " velocity.angular")) out.angular_velocity = value;
+        } else if (r.vector(v["angular"], 3, value, what + " velocity.angular")) {
+          out.angular_velocity = value;
+        }
+      }
+    }
+  }
+  readMarkers(r, node["markers"], dimension, out.markers, what);
+}
+
+std::vector<std::string> jointTypeNames() {
+  return {"revolute", "prismatic", "cylindrical", "universal", "spherical", "planar", "fixed", "distance",
+          "knife_edge"};
+}
+
+void readJoint(Reader& r, const YAML::Node& node, JointSpec& out) {
+  if (!r.checkMap(node, {"name", "type", "between", "at", "length"}, "joint")) return;
+  out.where = r.where(node);
+  r.text(require(r, node, "name", "joint"), out.name, "joint name");
+  const std::string what = "joint '" + out.name + "'";
+  std::string type;
+  const YAML::Node type_node = require(r, node, "type", what);
+  if (!r.text(type_node, type, what + " type")) return;
+  const auto parsed = jointTypeFromName(type);
+  if (!parsed) {
+    r.error(type_node, what, ": unknown joint type '", type, "'", didYouMean(type, jointTypeNames()));
+    return;
+  }
+  out.type = *parsed;
+  if (out.type == JointType::KnifeEdge) {
+    if (has(node, "between")) r.error(node["between"], what, ": a knife edge acts at one marker: use 'at: body.marker'");
+    r.markerRef(require(r, node, "at", what), out.first, what + " at");
+  } else {
+    if (has(node, "at")) r.error(node["at"], what, ": 'at' is for knife edges; use 'between: [body.marker, body.marker]'");
+    const YAML::Node between = require(r, node, "between", what);
+    if (between.IsDefined() && !between.IsNull()) {
+      if (!between.IsSequence() || between.size() != 2) {
+        r.error(between, what, " between: expected [body.marker, body.marker]");
+      } else {
+        r.markerRef(between[0], out.first, what + " between");
+        r.markerRef(between[1], out.second, what + " between");
+      }
+    }
+  }
+  if (out.type == JointType::Distance) {
+    r.scalar(require(r, node, "length", what), out.length, what + " length");
+  } else if (has(node, "length")) {
+    r.error(node["length"], what, ": 'length' is only for distance joints");
+  }
+}
+
+void readProfile(Reader& r, const YAML::Node& node, Profile& out, const std::string& owner) {
+  const std::string what = owner + " profile";
+  if (!node.IsMap()) {
+    r.error(node, what, ": expected a mapping with a 'type'");
+    return;
+  }
+  std::string type;
+  if (!r.text(require(r, node, "type", what), type, what + " type")) return;
+  std::vector<Scalar> v;
+  if (type == "constant") {
+    if (!r.checkMap(node, {"type", "value"}, what)) return;
+    Scalar value = 0;
+    if (r.scalar(require(r, node, "value", what), value, what + " value")) out = Profile::constant(value);
+  } else if (type == "polynomial") {
+    if (!r.checkMap(node, {"type", "coefficients"}, what)) return;
+    if (r.numbers(require(r, node, "coefficients", what), -1, v, what + " coefficients"))
+      out = Profile::polynomial(v);
+  } else if (type == "sine") {
+    if (!r.checkMap(node, {"type", "offset", "amplitude", "frequency", "phase"}, what)) return;
+    Scalar offset = 0, amplitude = 0, frequency = 0, phase = 0;
+    bool ok = r.scalar(require(r, node, "amplitude", what), amplitude, what + " amplitude");
+    ok = r.scalar(require(r, node, "frequency", what), frequency, what + " frequency") && ok;
+    if (has(node, "offset")) ok = r.scalar(node["offset"], offset, what + " offset") && ok;
+    if (has(node, "phase")) ok = r.scalar(node["phase"], phase, what + " phase") && ok;
+    if (ok) out = Profile::sine(offset, amplitude, frequency, phase);
+  } else if (type == "table") {
+    if (!r.checkMap(node, {"type", "t", "value"}, what)) return;
+    std::vector<Scalar> t;
+    const YAML::Node tn = require(r, node, "t", what);
+    if (!r.numbers(tn, -1, t, what + " t") || !r.numbers(require(r, node, "value", what), -1, v, what + " value"))
+      return;
+    if (t.size() != v.size() || t.size() < 2) {
+      r.error(node, what, ": 't' and 'value' must have the same length, at least 2 (got ", t.size(), " and ",
+              v.size(), ")");
+      return;
+    }
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      if (!(t[i] > t[i - 1])) {
+        r.error(tn[i], what, ": times must increase strictly (t[", i, "] = ", t[i], " after ", t[i - 1], ")");
+        return;
+      }
+    }
+    out = Profile::table(t, v);
+  } else {
+    r.error(node["type"], what, ": unknown profile type '", type, "'",
+            didYouMean(type, {"constant", "polynomial", "sine", "table"}));
+  }
+}
+
+void readDriver(Reader& r, const YAML::Node& node, const std::vector<JointSpec>& joints, DriverSpec& out) {
+  if (!r.checkMap(node, {"name", "joint", "coordinate", "between", "profile"}, "driver")) return;
+  out.where = r.where(node);
+  r.text(require(r, node, "name", "driver"), out.name, "driver name");
+  const std::string what = "driver '" + out.name + "'";
+  if (has(node, "joint") == has(node, "between")) {
+    r.error(node, what, ": give either 'joint' (a joint coordinate) or 'between' (a distance)");
+  } else if (has(node, "between")) {
+    out.target = DriverTarget::Distance;
+    const YAML::Node between = node["between"];
+    if (!between.IsSequence() || between.size() != 2) {
+      r.error(between, what, " between: expected [body.marker, body.marker]");
+    } else {
+      r.markerRef(between[0], out.first, what + " between");
+      r.markerRef(between[1], out.second, what + " between");
+    }
+  } else {
+    r.text(node["joint"], out.joint, what + " joint");
+    std::string coordinate;
+    if (has(node, "coordinate")) {
+      if (r.text(node["coordinate"], coordinate, what + " coordinate") && coordinate != "rotation" &&
+          coordinate != "translation") {
+        r.error(node["coordinate"], what, ": coordinate must be 'rotation' or 'translation', got '", coordinate, "'");
+      }
+    } else {
+      // the joint's natural coordinate; a cylindrical joint has two and needs the key
+      for (const JointSpec& j : joints) {
+        if (j.name != out.joint) continue;
+        if (j.type == JointType::Cylindrical)
+          r.error(node, what, ": joint '", j.name, "' is cylindrical: say coordinate: rotation or translation");
+        coordinate = j.type == JointType::Prismatic ? "translation" : "rotation";
+      }
+    }
+    out.target = coordinate == "translation" ? DriverTarget::JointTranslation : DriverTarget::JointRotation;
+  }
+  const YAML::Node profile = require(r, node, "profile", what);
+  if (profile.IsDefined() && !profile.IsNull()) readProfile(r, profile, out.profile, what);
+}
+
+void readForce(Reader& r, const YAML::Node& node, int dimension, ForceSpec& out) {
+  if (!node.IsMap()) {
+    r.error(node, "force: expected a mapping");
+    return;
+  }
+  out.where = r.where(node);
+  std::string type;
+  r.text(require(r, node, "name", "force"), out.name, "force name");
+  const std::string what = "force '" + out.name + "'";
+  if (!r.text(require(r, node, "type", what), type, what + " type")) return;
+  if (type == "spring_damper") {
+    out.type = ForceType::SpringDamper;
+    if (!r.checkMap(node, {"name", "type", "between", "stiffness", "damping", "free_length"}, what)) return;
+    const YAML::Node between = require(r, node, "between", what);
+    if (between.IsSequence() && between.size() == 2) {
+      r.markerRef(between[0], out.first, what + " between");
+      r.markerRef(between[1], out.second, what + " between");
+    } else if (between.IsDefined()) {
+      r.error(between, what, " between: expected [body.marker, body.marker]");
+    }
+    if (has(node, "stiffness")) r.scalar(node["stiffness"], out.stiffness, what + " stiffness");
+    if (has(node, "damping")) r.scalar(node["damping"], out.damping, what + " damping");
+    if (has(node, "free_length")) r.scalar(node["free_length"], out.free_length, what + " free_length");
+  } else if (type == "body_load") {
+    out.type = ForceType::BodyLoad;
+    if (!r.checkMap(node, {"name", "type", "at", "force", "torque", "profile"}, what)) return;
+    r.markerRef(require(r, node, "at", what), out.first, what + " at");
+    if (has(node, "force")) r.vector(node["force"], dimension, out.force, what + " force");
+    if (has(node, "torque")) {
+      if (dimension == 2) {
+        r.scalar(node["torque"], out.torque.z(), what + " torque");
+      } else {
+        r.vector(node["torque"], 3, out.torque, what + " torque");
+      }
+    }
+    if (has(node, "profile")) readProfile(r, node["profile"], out.profile, what);
+  } else if (type == "joint_effort") {
+    out.type = ForceType::JointEffort;
+    if (!r.checkMap(node, {"name", "type", "joint", "profile"}, what)) return;
+    r.text(require(r, node, "joint", what), out.joint, what + " joint");
+    const YAML::Node profile = require(r, node, "profile", what);
+    if (profile.IsDefined() && !profile.IsNull()) readProfile(r, profile, out.profile, what);
+  } else {
+    r.error(node["type"], what, ": unknown force type '", type, "'",
+            didYouMean(type, {"spring_damper", "body_load", "joint_effort"}));
+  }
+}
+
+template <typename Item, typename ReadOne>
+void readList(Reader& r, const YAML::Node& root, const char* key, std::vector<Item>& out, ReadOne readOne) {
+  const YAML::Node list = root[key];
+  if (!list.IsDefined() || list.IsNull()) return;
+  if (!list.IsSequence()) {
+    r.error(list, "'", key, "' must be a list");
+    return;
+  }
+  for (const YAML::Node& item : list) {
+    Item value;
+    readOne(item, value);
+    out.push_back(std::move(value));
+  }
+}
+
+ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_name) {
+  ModelSpec spec;
+  spec.where = {file_name, 0, 0};
+  if (!r.checkMap(root, {"name", "description", "dimension", "gravity", "characteristic_length", "ground", "bodies",
+                         "joints", "drivers", "forces"},
+                  "the model")) {
+    return spec;
+  }
+  if (has(root, "name")) r.text(root["name"], spec.name, "name");
+  if (has(root, "description")) spec.description = root["description"].as<std::string>("");
+  const YAML::Node dim = require(r, root, "dimension", "the model");
+  if (!dim.IsDefined() || dim.IsNull() || !r.integer(dim, spec.dimension, "dimension")) return spec;
+  if (spec.dimension != 2 && spec.dimension != 3) {
+    r.error(dim, "dimension must be 2 (planar) or 3 (spatial), got ", spec.dimension);
+    return spec;
+  }
+  if (has(root, "gravity")) r.vector(root["gravity"], spec.dimension, spec.gravity, "gravity");
+  if (has(root, "characteristic_length")) {
+    const YAML::Node node = root["characteristic_length"];
+    if (r.scalar(node, spec.characteristic_length, "characteristic_length") && !(spec.characteristic_length > 0))
+      r.error(node, "characteristic_length must be positive");
+  }
+  if (has(root, "ground")) {
+    const YAML::Node ground = root["ground"];
+    if (r.checkMap(ground, {"markers"}, "ground"))
+      readMarkers(r, ground["markers"], spec.dimension, spec.ground_markers, "ground");
+  }
+  const int d = spec.dimension;
+  if (!has(root, "bodies")) r.error(root, "the model: missing required key 'bodies'");
+  readList(r, root, "bodies", spec.bodies, [&](const YAML::Node& n, BodySpec& b) { readBody(r, n, d, b); });
+  readList(r, root, "joints", spec.joints, [&](const YAML::Node& n, JointSpec& j) { readJoint(r, n, j); });
+  readList(r, root, "drivers", spec.drivers,
+           [&](const YAML::Node& n, DriverSpec& dr) { readDriver(r, n, spec.joints, dr); });
+  readList(r, root, "forces", spec.forces, [&](const YAML::Node& n, ForceSpec& f) { readForce(r, n, d, f); });
+  return spec;
+}
+
+}  // namespace
+
+ModelSpec parseModel(const std::string& text, const std::string& file_name) {
+  Reader r(file_name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ModelError({{SourceLocation{file_name, e.mark.line + 1, e.mark.column + 1}, "YAML syntax: " + e.msg}});
+  }
+  if (!root.IsDefined() || root.IsNull()) throw ModelError({{SourceLocation{file_name, 1, 1}, "the model file is empty"}});
+  ModelSpec spec = parseRoot(r, root, file_name);
+  if (!r.diagnostics().empty()) throw ModelError(r.diagnostics());
+  return spec;
+}
+
+ModelSpec readModelFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ModelError({{SourceLocation{path, 0, 0}, "cannot open the model file"}});
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseModel(text.str(), path);
+}
+
+}  // namespace loopdyn::io

@@ -1,0 +1,330 @@
+#include <Eigen/Cholesky>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "loopdyn/common/spelling.hpp"
+#include "loopdyn/model/model.hpp"
+#include "loopdyn/spatial/rotation.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+/// Collects every problem of a spec before throwing (a user fixes them all in one pass).
+class Checker {
+ public:
+  template <typename... Args>
+  void error(const SourceLocation& where, const Args&... args) {
+    diagnostics_.push_back({where, detail::concat(args...)});
+  }
+  void throwIfAny() const {
+    if (!diagnostics_.empty()) throw ModelError(diagnostics_);
+  }
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+};
+
+struct BodyTable {
+  std::map<std::string, BodyIndex> index;  // "ground" -> kGround
+  std::vector<std::string> names;          // for "did you mean"
+};
+
+bool isRotation(const Mat3& R) {
+  return (R.transpose() * R - Mat3::Identity()).norm() < 1e-9 && R.determinant() > 0;
+}
+
+void checkBodies(const ModelSpec& spec, Checker& check, BodyTable& table) {
+  table.index["ground"] = kGround;
+  table.names.push_back("ground");
+  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
+    const BodySpec& body = spec.bodies[b];
+    if (body.name.empty()) {
+      check.error(body.where, "body has no name");
+    } else if (table.index.count(body.name) != 0) {
+      check.error(body.where, body.name == "ground" ? "body name 'ground' is reserved for the fixed frame"
+                                                    : "duplicate body name '" + body.name + "'");
+    } else {
+      table.index[body.name] = static_cast<BodyIndex>(b);
+      table.names.push_back(body.name);
+    }
+    if (!(body.mass > 0) || !std::isfinite(body.mass))
+      check.error(body.where, "body '", body.name, "': mass must be positive, got ", body.mass);
+    if (spec.dimension == 2) {
+      if (!(body.inertia(2, 2) > 0))
+        check.error(body.where, "body '", body.name, "': inertia must be positive, got ", body.inertia(2, 2));
+    } else {
+      const bool symmetric = (body.inertia - body.inertia.transpose()).norm() <= 1e-12 * body.inertia.norm();
+      const bool positive = Eigen::LLT<Mat3>(body.inertia).info() == Eigen::Success;
+      if (!symmetric || !positive)
+        check.error(body.where, "body '", body.name, "': inertia tensor must be symmetric positive-definite");
+    }
+    if (!isRotation(body.orientation))
+      check.error(body.where, "body '", body.name, "': orientation is not a rotation matrix");
+    std::set<std::string> seen;
+    for (const MarkerSpec& marker : body.markers) {
+      if (!seen.insert(marker.name).second)
+        check.error(marker.where, "body '", body.name, "' has two markers named '", marker.name, "'");
+      if (!isRotation(marker.orientation))
+        check.error(marker.where, "marker '", marker.name, "': orientation is not a rotation matrix");
+    }
+  }
+  std::set<std::string> seen;
+  for (const MarkerSpec& marker : spec.ground_markers)
+    if (!seen.insert(marker.name).second)
+      check.error(marker.where, "ground has two markers named '", marker.name, "'");
+}
+
+/// Resolves "body.marker"; reports unknown names with a spelling hint.
+std::optional<MarkerFrame> resolve(const ModelSpec& spec, const BodyTable& table, const MarkerRef& ref,
+                                   Checker& check) {
+  const auto it = table.index.find(ref.body);
+  if (it == table.index.end()) {
+    check.error(ref.where, "unknown body '", ref.body, "'", didYouMean(ref.body, table.names));
+    return std::nullopt;
+  }
+  const std::vector<MarkerSpec>& markers =
+      it->second == kGround ? spec.ground_markers : spec.bodies[static_cast<std::size_t>(it->second)].markers;
+  std::vector<std::string> names;
+  for (const MarkerSpec& m : markers) {
+    if (m.name == ref.marker) return MarkerFrame{it->second, m.position, m.orientation};
+    names.push_back(m.name);
+  }
+  check.error(ref.where, "unknown marker '", ref.marker, "' on body '", ref.body, "'", didYouMean(ref.marker, names));
+  return std::nullopt;
+}
+
+/// Root-mean-square distance of the markers used by pairs from their body origins (lever arms).
+Scalar characteristicLength(const ModelSpec& spec, const Model& model) {
+  if (spec.characteristic_length > 0) return spec.characteristic_length;
+  Scalar sum = 0;
+  int count = 0;
+  auto add = [&](const MarkerFrame& f) {
+    if (f.body == kGround) return;
+    const Scalar r = spec.dimension == 2 ? f.position.head<2>().norm() : f.position.norm();
+    if (r > 0) {
+      sum += r * r;
+      ++count;
+    }
+  };
+  for (const Joint& j : model.joints()) {
+    add(j.first);
+    add(j.second);
+  }
+  for (const Driver& d : model.drivers()) {
+    add(d.first);
+    add(d.second);
+  }
+  return count > 0 ? std::sqrt(sum / count) : Scalar{1};
+}
+
+}  // namespace
+
+Model compile(const ModelSpec& spec) {
+  Checker check;
+  Model model;
+  model.name_ = spec.name;
+  model.description_ = spec.description;
+  model.dimension_ = spec.dimension;
+  model.gravity_ = spec.gravity;
+  if (spec.dimension != 2 && spec.dimension != 3) {
+    check.error(spec.where, "dimension must be 2 or 3, got ", spec.dimension);
+    check.throwIfAny();
+  }
+  if (spec.bodies.empty()) check.error(spec.where, "the model has no moving bodies");
+
+  BodyTable table;
+  checkBodies(spec, check, table);
+
+  // pair names (joints, drivers, forces) share one namespace so that every row name is unique
+  std::set<std::string> pair_names;
+  auto claimName = [&](const std::string& name, const SourceLocation& where, const char* what) {
+    if (name.empty()) {
+      check.error(where, what, " has no name");
+    } else if (!pair_names.insert(name).second) {
+      check.error(where, "duplicate name '", name, "' (joint, driver and force names must be unique)");
+    }
+  };
+
+  std::vector<std::string> joint_names;
+  for (const JointSpec& js : spec.joints) {
+    claimName(js.name, js.where, "joint");
+    joint_names.push_back(js.name);
+    if (!jointTypeAllowed(js.type, spec.dimension))
+      check.error(js.where, "joint '", js.name, "': type '", jointTypeName(js.type), "' is not available in ",
+                  spec.dimension, "D");
+    Joint joint;
+    joint.name = js.name;
+    joint.type = js.type;
+    joint.length = js.length;
+    joint.where = js.where;
+    const auto first = resolve(spec, table, js.first, check);
+    if (first) joint.first = *first;
+    if (js.type == JointType::KnifeEdge) {
+      if (first && first->body == kGround)
+        check.error(js.where, "knife edge '", js.name, "' must be on a moving body, not on ground");
+    } else {
+      const auto second = resolve(spec, table, js.second, check);
+      if (second) joint.second = *second;
+      if (first && second && first->body == second->body)
+        check.error(js.where, "joint '", js.name, "' connects body '", js.first.body, "' to itself");
+    }
+    if (js.type == JointType::Distance && !(js.length > 0))
+      check.error(js.where, "distance joint '", js.name, "': length must be positive, got ", js.length);
+    model.joints_.push_back(std::move(joint));
+  }
+
+  for (const DriverSpec& ds : spec.drivers) {
+    claimName(ds.name, ds.where, "driver");
+    Driver driver;
+    driver.name = ds.name;
+    driver.target = ds.target;
+    driver.profile = ds.profile;
+    driver.where = ds.where;
+    if (ds.target == DriverTarget::Distance) {
+      const auto first = resolve(spec, table, ds.first, check);
+      const auto second = resolve(spec, table, ds.second, check);
+      if (first) driver.first = *first;
+      if (second) driver.second = *second;
+      if (first && second && first->body == second->body)
+        check.error(ds.where, "driver '", ds.name, "' measures a distance within one body");
+    } else {
+      for (std::size_t j = 0; j < spec.joints.size(); ++j)
+        if (spec.joints[j].name == ds.joint) driver.joint = static_cast<int>(j);
+      if (driver.joint < 0) {
+        check.error(ds.where, "driver '", ds.name, "' names unknown joint '", ds.joint, "'",
+                    didYouMean(ds.joint, joint_names));
+      } else {
+        const JointType type = spec.joints[static_cast<std::size_t>(driver.joint)].type;
+        const bool ok = ds.target == DriverTarget::JointRotation ? jointHasRotationCoordinate(type)
+                                                                 : jointHasTranslationCoordinate(type);
+        if (!ok)
+          check.error(ds.where, "driver '", ds.name, "': a ", jointTypeName(type), " joint has no ",
+                      ds.target == DriverTarget::JointRotation ? "rotation" : "translation", " coordinate");
+        driver.first = model.joints_[static_cast<std::size_t>(driver.joint)].first;
+        driver.second = model.joints_[static_cast<std::size_t>(driver.joint)].second;
+      }
+    }
+    model.drivers_.push_back(std::move(driver));
+  }
+
+  for (const ForceSpec& fs : spec.forces) {
+    claimName(fs.name, fs.where, "force");
+    Force force;
+    force.spec = fs;
+    if (fs.type == ForceType::JointEffort) {
+      for (std::size_t j = 0; j < spec.joints.size(); ++j)
+        if (spec.joints[j].name == fs.joint) force.joint = static_cast<int>(j);
+      if (force.joint < 0) {
+        check.error(fs.where, "force '", fs.name, "' names unknown joint '", fs.joint, "'",
+                    didYouMean(fs.joint, joint_names));
+      } else {
+        const JointType type = spec.joints[static_cast<std::size_t>(force.joint)].type;
+        if (!jointHasRotationCoordinate(type) && !jointHasTranslationCoordinate(type))
+          check.error(fs.where, "force '", fs.name, "': a ", jointTypeName(type), " joint takes no effort");
+      }
+    } else {
+      if (const auto first = resolve(spec, table, fs.first, check)) force.first = *first;
+      if (fs.type == ForceType::SpringDamper) {
+        if (const auto second = resolve(spec, table, fs.second, check)) force.second = *second;
+        if (fs.stiffness < 0 || fs.damping < 0 || fs.free_length < 0)
+          check.error(fs.where, "spring-damper '", fs.name, "': stiffness, damping and free_length must not be negative");
+      }
+    }
+    model.forces_.push_back(std::move(force));
+  }
+  check.throwIfAny();
+
+  // bodies
+  for (const BodySpec& bs : spec.bodies) {
+    Body body;
+    body.name = bs.name;
+    body.mass = bs.mass;
+    body.inertia = bs.inertia;
+    body.where = bs.where;
+    for (const MarkerSpec& ms : bs.markers) {
+      body.marker_names.push_back(ms.name);
+      body.markers.push_back({static_cast<BodyIndex>(model.bodies_.size()), ms.position, ms.orientation});
+    }
+    model.bodies_.push_back(std::move(body));
+  }
+
+  // rows: holonomic joints, then drivers, then nonholonomic pairs (paper 001, eq. 5)
+  int row = 0;
+  auto addPair = [&](const std::string& name, const std::string& type, int rows, bool nonholonomic, BodyIndex b1,
+                     BodyIndex b2) {
+    model.pairs_.push_back({name, type, row, rows, nonholonomic, b1, b2});
+    row += rows;
+    return static_cast<int>(model.pairs_.size()) - 1;
+  };
+  auto addEquations = [&](int pair, JointType type) {
+    for (const EquationSlot& slot : equationSlots(type, spec.dimension)) {
+      const std::string& owner = model.pairs_[static_cast<std::size_t>(pair)].name;
+      model.equations_.push_back({slot.suffix.empty() ? owner : owner + "." + std::string(slot.suffix), pair, slot.kind});
+    }
+  };
+  for (bool nonholonomic_pass : {false, true}) {
+    for (Joint& joint : model.joints_) {
+      if (isNonholonomic(joint.type) != nonholonomic_pass) continue;
+      joint.row = row;
+      joint.rows = static_cast<int>(equationSlots(joint.type, spec.dimension).size());
+      const int pair = addPair(joint.name, std::string(jointTypeName(joint.type)), joint.rows, nonholonomic_pass,
+                               joint.first.body, joint.second.body);
+      addEquations(pair, joint.type);
+    }
+    if (nonholonomic_pass) break;
+    model.m_ = row;  // joints so far; drivers follow
+    for (Driver& driver : model.drivers_) {
+      driver.row = row;
+      const int pair = addPair(driver.name, "driver", 1, false, driver.first.body, driver.second.body);
+      const EquationKind kind =
+          driver.target == DriverTarget::JointRotation ? EquationKind::Angular : EquationKind::Translational;
+      model.equations_.push_back({driver.name, pair, kind});
+    }
+    model.m_ = row;
+  }
+  model.h_ = row - model.m_;
+  model.characteristic_length_ = characteristicLength(spec, model);
+
+  // initial state as written (approximate; kinematics/assembly makes it consistent)
+  const int nb = model.nb();
+  model.initial_q_ = VecX::Zero(model.nq());
+  model.initial_v_ = VecX::Zero(model.nv());
+  model.prescribed_v_.assign(static_cast<std::size_t>(model.nv()), false);
+  for (int b = 0; b < nb; ++b) {
+    const BodySpec& bs = spec.bodies[static_cast<std::size_t>(b)];
+    const int qo = b * model.qPerBody(), vo = b * model.vPerBody();
+    auto prescribe = [&](int offset, int count) {
+      for (int k = 0; k < count; ++k) model.prescribed_v_[static_cast<std::size_t>(vo + offset + k)] = true;
+    };
+    if (spec.dimension == 2) {
+      model.initial_q_.segment<2>(qo) = bs.position.head<2>();
+      model.initial_q_(qo + 2) = planarAngle(bs.orientation);
+      if (bs.linear_velocity) {
+        model.initial_v_.segment<2>(vo) = bs.linear_velocity->head<2>();
+        prescribe(0, 2);
+      }
+      if (bs.angular_velocity) {
+        model.initial_v_(vo + 2) = bs.angular_velocity->z();
+        prescribe(2, 1);
+      }
+    } else {
+      model.initial_q_.segment<3>(qo) = bs.position;
+      const Quat quat(bs.orientation);
+      model.initial_q_.segment<4>(qo + 3) << quat.w(), quat.x(), quat.y(), quat.z();
+      if (bs.linear_velocity) {
+        model.initial_v_.segment<3>(vo) = *bs.linear_velocity;
+        prescribe(0, 3);
+      }
+      if (bs.angular_velocity) {
+        model.initial_v_.segment<3>(vo + 3) = *bs.angular_velocity;
+        prescribe(3, 3);
+      }
+    }
+  }
+  return model;
+}
+
+}  // namespace loopdyn
