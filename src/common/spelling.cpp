@@ -20,6 +20,12 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::size_t spellingTolerance(std::string_view word) {
+  // short words: one edit; longer ones: a third of their length, 2 to 3 edits
+  if (word.size() <= 3) return 1;
+  return std::clamp<std::size_t>(word.size() / 3, 2, 3);
+}
+
 std::string didYouMean(std::string_view word, const std::vector<std::string>& candidates) {
   const std::string* best = nullptr;
   std::size_t best_distance = 0;
@@ -30,8 +36,7 @@ std::string didYouMean(std::string_view word, const std::vector<std::string>& ca
       best_distance = d;
     }
   }
-  // accept up to a third of the word's length in edits (at least 1, at most 3)
-  const std::size_t limit = std::clamp<std::size_t>(word.size() / 3, 1, 3);
+  const std::size_t limit = spellingTolerance(word);
   if (best == nullptr || best_distance > limit) return {};
   return " (did you mean '" + *best + "'?)";
 }

@@ -153,6 +153,9 @@ class Reader {
 YAML::Node require(Reader& r, const YAML::Node& map, const char* key, const std::string& what) {
   const YAML::Node node = map[key];
   if (!node.IsDefined()) {
+    // a misspelt key was already reported with a "did you mean" hint: say it once
+    for (auto it = map.begin(); map.IsMap() && it != map.end(); ++it)
+      if (editDistance(it->first.as<std::string>(""), key) <= spellingTolerance(key)) return node;
     r.error(map, what, ": missing required key '", key, "'");
   } else if (node.IsNull()) {
     r.error(node, what, ": key '", key, "' has no value");

@@ -1,0 +1,111 @@
+// The papers' figures for every bundled model, and invariance of the rank decisions.
+
+#include "loopdyn/analysis/constraint_rank.hpp"
+
+#include <gtest/gtest.h>
+
+#include "loopdyn/io/model_reader.hpp"
+#include "loopdyn/kinematics/assembly.hpp"
+#include "test_models.hpp"
+
+namespace loopdyn {
+namespace {
+
+struct Expected {
+  const char* model;
+  int n, m, h, rank, rank_holonomic, rank_nonholonomic, generic_rank;
+  const char* source;
+};
+
+void PrintTo(const Expected& e, std::ostream* os) { *os << e.model; }
+
+RankReport analyze(const Model& model) {
+  KinematicsWorkspace ws(model);
+  const AssemblyResult assembled = assemble(model, ws, initialState(model));
+  EXPECT_TRUE(assembled.converged) << model.name() << ": " << assembled.message;
+  return analyzeConstraints(model, ws, assembled.state);
+}
+
+class PaperFigures : public ::testing::TestWithParam<Expected> {};
+
+TEST_P(PaperFigures, RanksRedundancyMobilityAndSingularityMatch) {
+  const Expected& e = GetParam();
+  const Model model = test::loadModel(e.model);
+  const RankReport r = analyze(model);
+  EXPECT_EQ(r.n, e.n) << e.source;
+  EXPECT_EQ(r.m, e.m) << e.source;
+  EXPECT_EQ(r.h, e.h) << e.source;
+  EXPECT_EQ(r.rank, e.rank) << e.source;
+  EXPECT_EQ(r.rank_holonomic, e.rank_holonomic) << e.source;
+  EXPECT_EQ(r.rank_nonholonomic, e.rank_nonholonomic) << e.source;
+  EXPECT_EQ(r.redundancy, e.m + e.h - e.rank) << e.source;
+  EXPECT_EQ(r.mobility, e.n - e.rank) << e.source;
+  EXPECT_EQ(r.grubler, e.n - e.m - e.h);
+  EXPECT_EQ(r.generic_rank, e.generic_rank) << e.source;
+  EXPECT_EQ(r.singular, e.rank < e.generic_rank) << e.source;
+  EXPECT_EQ(static_cast<int>(r.dependent_equations.size()), e.m + e.h - e.rank);
+  EXPECT_EQ(static_cast<int>(r.independent_equations.size()), e.rank);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BundledModels, PaperFigures,
+    ::testing::Values(
+        Expected{"double_four_bar", 15, 14, 0, 14, 14, 0, 14, "paper 004, sect. 3.2"},
+        Expected{"double_four_bar_singular", 15, 14, 0, 12, 12, 0, 14, "paper 004, sect. 3.2: rank 12 horizontal"},
+        Expected{"modified_double_four_bar", 12, 12, 0, 11, 11, 0, 11, "paper 004, sect. 3.3"},
+        Expected{"modified_double_four_bar_singular", 12, 12, 0, 10, 10, 0, 11, "paper 004, sect. 3.3"},
+        Expected{"modified_triple_four_bar", 15, 16, 0, 14, 14, 0, 14, "paper 004, sect. 3.4"},
+        Expected{"modified_triple_four_bar_singular", 15, 16, 0, 13, 13, 0, 14, "paper 004, sect. 3.4"},
+        Expected{"modified_2x2_four_bar", 24, 24, 0, 22, 22, 0, 22, "paper 004, sect. 3.5"},
+        Expected{"modified_2x2_four_bar_singular", 24, 24, 0, 21, 21, 0, 22, "paper 004, sect. 3.5"},
+        Expected{"redundant_pendulum", 3, 2, 0, 1, 1, 0, 1, "paper 004, sect. 3.1, eq. (30)"},
+        Expected{"mobile_robot", 21, 17, 5, 20, 17, 4, 20, "paper 001, eqs. (35)-(36)"},
+        Expected{"spatial_parallelogram", 60, 45, 0, 44, 44, 0, 44, "paper 000, sect. 4"},
+        Expected{"four_bar_spatial", 18, 20, 0, 17, 17, 0, 17, "four parallel revolutes: Grubler -2, mobility 1"},
+        Expected{"four_bar_planar", 9, 8, 0, 8, 8, 0, 8, "planar four-bar"}),
+    [](const auto& info) { return std::string(info.param.model); });
+
+TEST(ConstraintRank, DoubleFourBarSingularityHasTwoVanishingPivots) {
+  // paper 004, Fig. 2: two diagonal entries of R1 vanish at the horizontal configuration
+  const RankReport r = analyze(test::loadModel("double_four_bar_singular"));
+  ASSERT_EQ(r.scaled_diagonal.size(), 14u);
+  EXPECT_GT(r.scaled_diagonal[11], 1e-3);
+  EXPECT_LT(r.scaled_diagonal[12], 1e-12);
+  EXPECT_LT(r.scaled_diagonal[13], 1e-12);
+}
+
+TEST(ConstraintRank, UnchangedWhenModelScaledByThousand) {
+  // every length x1000 (mm instead of m): the scaled matrix and all decisions are the same
+  ModelSpec spec = io::readModelFile(test::modelPath("modified_triple_four_bar_singular"));
+  const RankReport before = analyze(compile(spec));
+  for (MarkerSpec& mk : spec.ground_markers) mk.position *= 1000;
+  for (BodySpec& b : spec.bodies) {
+    b.position *= 1000;
+    b.inertia *= 1e6;
+    for (MarkerSpec& mk : b.markers) mk.position *= 1000;
+  }
+  const RankReport after = analyze(compile(spec));
+  EXPECT_EQ(after.rank, before.rank);
+  EXPECT_EQ(after.generic_rank, before.generic_rank);
+  EXPECT_EQ(after.dependent_equations, before.dependent_equations);
+  for (std::size_t k = 0; k < before.scaled_diagonal.size(); ++k)
+    EXPECT_NEAR(after.scaled_diagonal[k], before.scaled_diagonal[k], 1e-9);
+}
+
+TEST(ConstraintRank, DependentEquationsAreCombinationsOfKeptOnes) {
+  // robot: the rows QR marks dependent lie in the span of the kept rows (least-squares residual 0)
+  const Model model = test::loadModel("mobile_robot");
+  KinematicsWorkspace ws(model);
+  const AssemblyResult x = assemble(model, ws, initialState(model));
+  const RankReport r = analyzeConstraintsAt(model, ws, x.state);
+  MatX kept(r.independent_equations.size(), model.nv());
+  for (std::size_t k = 0; k < r.independent_equations.size(); ++k) kept.row(k) = ws.C.row(r.independent_equations[k]);
+  for (int row : r.dependent_equations) {
+    const VecX target = ws.C.row(row).transpose();
+    const VecX coefficients = kept.transpose().colPivHouseholderQr().solve(target);
+    EXPECT_LT((kept.transpose() * coefficients - target).norm(), 1e-10) << model.equations()[row].name;
+  }
+}
+
+}  // namespace
+}  // namespace loopdyn

@@ -1,0 +1,115 @@
+// Finite-difference checks of Phi_q (= C), Phi_t, Psi and Gamma for every pair and driver type.
+
+#include <gtest/gtest.h>
+
+#include "loopdyn/kinematics/constraint_evaluation.hpp"
+#include "loopdyn/kinematics/scaling.hpp"
+#include "test_models.hpp"
+
+namespace loopdyn {
+namespace {
+
+// Central differences with step 1e-5 have truncation error ~1e-10 and round-off ~1e-11 on
+// quantities of order 1; second differences (Gamma) with step 1e-4: truncation ~1e-8, round-off
+// ~1e-8. The tolerances leave a factor of ~100 of margin and still catch any wrong term.
+constexpr Scalar kFirstStep = 1e-5;
+constexpr Scalar kFirstTolerance = 1e-7;
+constexpr Scalar kSecondStep = 1e-4;
+constexpr Scalar kSecondTolerance = 1e-5;
+
+/// Phi at positions q (+) tau v and time t + tau_t: the path on which velocities stay constant.
+VecX phiAlong(const Model& model, KinematicsWorkspace& ws, const State& x, Scalar tau, Scalar tau_t) {
+  State y = x;
+  displacePositions(model, x.q, tau * x.v, y.q);
+  y.t = x.t + tau_t;
+  evaluateConstraints(model, ws, y);
+  return ws.Phi;
+}
+
+/// Psi(q (+) tau v) v: the Pfaffian rows along the same path.
+VecX psiVelocityAlong(const Model& model, KinematicsWorkspace& ws, const State& x, Scalar tau) {
+  State y = x;
+  displacePositions(model, x.q, tau * x.v, y.q);
+  evaluateConstraints(model, ws, y);
+  return ws.C.bottomRows(model.h()) * x.v;
+}
+
+class ConstraintDerivatives : public ::testing::TestWithParam<int> {};
+
+TEST_P(ConstraintDerivatives, MatchFiniteDifferencesAtRandomStates) {
+  const int dimension = GetParam();
+  std::mt19937 rng(7 + dimension);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Model model = compile(test::everyPairTypeSpec(dimension, rng));
+    KinematicsWorkspace ws(model), probe(model);
+    const State x = test::randomState(model, rng);
+    evaluateConstraints(model, ws, x);
+    const int m = model.m();
+
+    // C v against d/dtau Phi(q (+) tau v, t)
+    const VecX Cv = ws.C.topRows(m) * x.v;
+    const VecX fd_Cv = (phiAlong(model, probe, x, kFirstStep, 0) - phiAlong(model, probe, x, -kFirstStep, 0)) /
+                       (2 * kFirstStep);
+    for (int r = 0; r < m; ++r)
+      EXPECT_NEAR(Cv(r), fd_Cv(r), kFirstTolerance) << "row " << model.equations()[r].name << " trial " << trial;
+
+    // Phi_t against d/dt Phi(q, t)
+    const VecX fd_t = (phiAlong(model, probe, x, 0, kFirstStep) - phiAlong(model, probe, x, 0, -kFirstStep)) /
+                      (2 * kFirstStep);
+    for (int r = 0; r < m; ++r)
+      EXPECT_NEAR(ws.b(r), fd_t(r), kFirstTolerance) << "Phi_t row " << model.equations()[r].name;
+
+    // Gamma = -d2/dtau2 Phi(q (+) tau v, t + tau) (paper 001, eq. (9))
+    const VecX second = (phiAlong(model, probe, x, kSecondStep, kSecondStep) - 2 * phiAlong(model, probe, x, 0, 0) +
+                         phiAlong(model, probe, x, -kSecondStep, -kSecondStep)) /
+                        (kSecondStep * kSecondStep);
+    for (int r = 0; r < m; ++r)
+      EXPECT_NEAR(ws.Gamma(r), -second(r), kSecondTolerance) << "Gamma row " << model.equations()[r].name;
+
+    // Pfaffian rows: Gamma = -d/dtau (Psi v) along the path
+    if (model.h() > 0) {
+      const VecX fd_psi = (psiVelocityAlong(model, probe, x, kFirstStep) - psiVelocityAlong(model, probe, x, -kFirstStep)) /
+                          (2 * kFirstStep);
+      for (int r = 0; r < model.h(); ++r)
+        EXPECT_NEAR(ws.Gamma(m + r), -fd_psi(r), kFirstTolerance) << "Gamma row " << model.equations()[m + r].name;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Planar, ConstraintDerivatives, ::testing::Values(2));
+INSTANTIATE_TEST_SUITE_P(Spatial, ConstraintDerivatives, ::testing::Values(3));
+
+TEST(ConstraintEvaluation, KnifeEdgeRowIsNormalVelocityOfContactPoint) {
+  // paper 001, eq. (30): Psi v = n . v_K with n the marker's y-axis in world components
+  const Model model = test::loadModel("mobile_robot");
+  KinematicsWorkspace ws(model);
+  std::mt19937 rng(3);
+  const State x = test::randomState(model, rng);
+  evaluateConstraints(model, ws, x);
+  const Joint& w1 = model.joints()[static_cast<std::size_t>(model.pairIndex("W1"))];
+  const BodyMotion m = bodyMotion(model, x.q, x.v, w1.first.body);
+  const Vec3 n = m.R * w1.first.orientation.col(1);
+  const Vec3 vk = m.v + m.w.cross(m.R * w1.first.position);
+  EXPECT_NEAR((ws.C.row(w1.row) * x.v)(0), n.dot(vk), 1e-14);
+  EXPECT_EQ(ws.b(w1.row), 0.0);
+}
+
+TEST(ConstraintEvaluation, RejectsStateOfWrongSize) {
+  const Model model = test::loadModel("four_bar_planar");
+  KinematicsWorkspace ws(model);
+  State x{0, VecX::Zero(model.nq() + 1), VecX::Zero(model.nv())};
+  EXPECT_THROW(evaluateConstraints(model, ws, x), InvalidArgument);
+}
+
+TEST(ConstraintScaling, AngularRowsAndRotationalColumnsUseCharacteristicLength) {
+  const Model model = test::loadModel("four_bar_spatial");
+  const ConstraintScaling s = constraintScaling(model);
+  const Scalar L = model.characteristicLength();
+  EXPECT_EQ(s.row(model.pairs()[0].row + 3), L);  // O2.rx
+  EXPECT_EQ(s.row(model.pairs()[0].row), 1.0);    // O2.x
+  EXPECT_EQ(s.col(3), 1 / L);                     // crank w_x
+  EXPECT_EQ(s.col(0), 1.0);                       // crank v_x
+}
+
+}  // namespace
+}  // namespace loopdyn
