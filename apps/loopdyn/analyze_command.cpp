@@ -53,6 +53,9 @@ void printText(const std::string& path, const Model& model, const AssemblyResult
   } else if (r.singular) {
     os << "singular     YES: rank " << r.rank << " here, generic rank " << r.generic_rank << " -> "
        << r.generic_rank - r.rank << " extra admissible motion(s) at this configuration\n";
+  } else if (r.generic_samples_used == 0) {
+    os << "singular     no nearby configuration could be sampled (the mechanism cannot move, or no sample\n"
+       << "             assembled): generic rank taken as the rank here\n";
   } else {
     os << "singular     no (generic rank " << r.generic_rank << ", from " << r.generic_samples_used
        << " nearby assembled configurations)\n";
