@@ -1,6 +1,7 @@
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 
 #include <array>
+#include <cmath>
 
 #include "loopdyn/kinematics/constraint_equations.hpp"
 
