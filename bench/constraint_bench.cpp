@@ -6,24 +6,13 @@
 #include <string>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
-#include "loopdyn/io/model_reader.hpp"
-#include "loopdyn/kinematics/assembly.hpp"
+#include "bench_models.hpp"
 
 namespace {
 
 using namespace loopdyn;
-
-struct Fixture {
-  Model model;
-  State state;
-};
-
-Fixture load(const std::string& name) {
-  Model model = compile(io::readModelFile(std::string(LOOPDYN_MODELS_DIR) + "/" + name + ".yaml"));
-  KinematicsWorkspace ws(model);
-  State state = assemble(model, ws, initialState(model)).state;
-  return {std::move(model), std::move(state)};
-}
+using bench::Fixture;
+using bench::load;
 
 void BM_EvaluateConstraints(benchmark::State& st, const std::string& name) {
   const Fixture f = load(name);

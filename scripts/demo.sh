@@ -11,3 +11,9 @@ echo "=== IFToMM double four-bar, regular configuration (paper 004, sect. 3.2) =
 echo
 echo "=== IFToMM double four-bar, all bars horizontal: singular configuration ==="
 "$loopdyn" analyze models/double_four_bar_singular.yaml
+echo
+echo "=== Mobile robot with trolley: which joint reactions are unique (paper 001, sect. 4) ==="
+"$loopdyn" analyze models/mobile_robot.yaml
+echo
+echo "=== Spatial parallelogram with triple pendulum, ground-joint groups (paper 000, sect. 4) ==="
+"$loopdyn" analyze models/spatial_parallelogram.yaml

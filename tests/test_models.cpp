@@ -3,6 +3,8 @@
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/spatial/rotation.hpp"
 
+#include <numbers>
+
 namespace loopdyn::test {
 
 std::string modelPath(const std::string& name) { return std::string(LOOPDYN_MODELS_DIR) + "/" + name + ".yaml"; }
@@ -80,6 +82,138 @@ ModelSpec everyPairTypeSpec(int dimension, std::mt19937& rng) {
   addDriver("", DriverTarget::Distance, Profile::table({0, 0.5, 1, 2}, {1, 1.2, 0.9, 1.1}));
   if (dimension == 3) addDriver("j2", DriverTarget::JointRotation, Profile::sine(0, 0.3, 0.5, 0));
   return spec;
+}
+
+namespace {
+
+/// Adds a joint of `type` between bodies b1 and b2 (-1: ground) at world point P with world frame
+/// R, choosing marker poses on both bodies so that the joint equations hold exactly.
+void addJointAt(ModelSpec& spec, const std::string& name, JointType type, int b1, int b2, const Vec3& P,
+                const Mat3& R, std::mt19937& rng) {
+  std::uniform_real_distribution<Scalar> u(-1, 1);
+  const int d = spec.dimension;
+  // the second marker: along the axis where the joint allows it, turned where it allows it
+  Vec3 P2 = P;
+  Mat3 R2 = R;
+  switch (type) {
+    case JointType::Revolute:
+    case JointType::Spherical: R2 = R * rotationZ(3 * u(rng)); break;
+    case JointType::Cylindrical: R2 = R * rotationZ(3 * u(rng)); P2 = P + u(rng) * R.col(2); break;
+    case JointType::Prismatic: P2 = P + u(rng) * (d == 2 ? R.col(0) : R.col(2)); break;
+    case JointType::Planar: R2 = R * rotationZ(3 * u(rng)); P2 = P + u(rng) * R.col(0) + u(rng) * R.col(1); break;
+    case JointType::Universal: R2 = R * rotationAxisAngle(Vec3::UnitX(), std::numbers::pi / 2) * rotationZ(3 * u(rng)); break;
+    case JointType::Distance: P2 = P + Vec3(u(rng), u(rng), d == 2 ? 0 : u(rng)); break;
+    default: break;
+  }
+  auto marker = [&](int b, const Vec3& point, const Mat3& frame) {
+    MarkerSpec m;
+    m.name = name + (b == b1 ? "_1" : "_2");
+    if (b < 0) {
+      m.position = point;
+      m.orientation = frame;
+      spec.ground_markers.push_back(m);
+      return MarkerRef{"ground", m.name, {}};
+    }
+    BodySpec& body = spec.bodies[static_cast<std::size_t>(b)];
+    m.position = body.orientation.transpose() * (point - body.position);
+    m.orientation = body.orientation.transpose() * frame;
+    body.markers.push_back(m);
+    return MarkerRef{body.name, m.name, {}};
+  };
+  JointSpec j;
+  j.name = name;
+  j.type = type;
+  j.first = marker(b1, P, R);
+  if (type != JointType::KnifeEdge) j.second = marker(b2, P2, R2);
+  j.length = (P2 - P).norm();
+  spec.joints.push_back(j);
+}
+
+}  // namespace
+
+ModelSpec randomMechanismSpec(int dimension, std::mt19937& rng, const RandomMechanismOptions& options) {
+  std::uniform_real_distribution<Scalar> u(-1, 1);
+  ModelSpec spec;
+  spec.name = "random_mechanism";
+  spec.dimension = dimension;
+  for (int b = 0; b < options.bodies; ++b) {
+    BodySpec body;
+    body.name = "b" + std::to_string(b);
+    body.mass = 1 + 0.5 * u(rng);
+    body.inertia = Mat3::Identity() * (0.2 + 0.1 * u(rng));
+    body.position = 2 * randomVec(rng, 1);
+    if (dimension == 2) body.position.z() = 0;
+    body.orientation = randomRotation(rng, dimension);
+    spec.bodies.push_back(body);
+  }
+  std::vector<JointType> types = options.tree_types;
+  if (types.empty()) {
+    for (JointType t : {JointType::Revolute, JointType::Prismatic, JointType::Cylindrical, JointType::Universal,
+                        JointType::Spherical, JointType::Planar, JointType::Fixed, JointType::Distance})
+      if (jointTypeAllowed(t, dimension)) types.push_back(t);
+  }
+  auto pick = [&](const std::vector<JointType>& from) {
+    return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)];
+  };
+  auto pointNear = [&](int b1, int b2) {
+    Vec3 p = Vec3::Zero();
+    for (int b : {b1, b2})
+      if (b >= 0) p += 0.5 * spec.bodies[static_cast<std::size_t>(b)].position;
+    Vec3 jitter = 0.5 * randomVec(rng, 1);
+    if (dimension == 2) jitter.z() = 0;
+    return Vec3(p + jitter);
+  };
+  // the tree: body b hangs from an earlier body or from ground
+  std::vector<std::size_t> tree_joints;
+  for (int b = 0; b < options.bodies; ++b) {
+    const int parent = options.serial ? b - 1 : std::uniform_int_distribution<int>(-1, b - 1)(rng);
+    tree_joints.push_back(spec.joints.size());
+    addJointAt(spec, "t" + std::to_string(b), pick(types), parent, b, pointNear(parent, b),
+               randomRotation(rng, dimension), rng);
+  }
+  std::vector<JointType> all = types;
+  for (int k = 0; k < options.loop_closures; ++k) {
+    const int b1 = std::uniform_int_distribution<int>(-1, options.bodies - 1)(rng);
+    int b2 = std::uniform_int_distribution<int>(0, options.bodies - 1)(rng);
+    if (b2 == b1) b2 = (b2 + 1) % options.bodies;
+    addJointAt(spec, "c" + std::to_string(k), pick(all), b1, b2, pointNear(b1, b2), randomRotation(rng, dimension),
+               rng);
+  }
+  // redundant bearings: a copy of a tree joint, both markers moved by the same amount along its axis
+  for (int k = 0; k < options.duplicate_joints && !tree_joints.empty(); ++k) {
+    JointSpec copy = spec.joints[tree_joints[static_cast<std::size_t>(k) % tree_joints.size()]];
+    copy.name = "d" + std::to_string(k);
+    const bool shiftable = dimension == 3 && (copy.type == JointType::Revolute || copy.type == JointType::Cylindrical ||
+                                              copy.type == JointType::Prismatic);
+    const Scalar shift = shiftable ? u(rng) : 0;
+    for (MarkerRef* ref : {&copy.first, &copy.second}) {
+      std::vector<MarkerSpec>& markers = ref->body == "ground"
+                                             ? spec.ground_markers
+                                             : spec.bodies[static_cast<std::size_t>(std::stoi(ref->body.substr(1)))].markers;
+      for (MarkerSpec m : markers) {
+        if (m.name != ref->marker) continue;
+        // the joint axis (marker z) in this body's frame; the world shift is the same for both
+        m.name = copy.name + (ref == &copy.first ? "_1" : "_2");
+        m.position += shift * m.orientation.col(2);
+        markers.push_back(m);
+        ref->marker = m.name;
+        break;
+      }
+    }
+    spec.joints.push_back(copy);
+  }
+  for (int k = 0; k < options.knife_edges && dimension == 2; ++k) {
+    const int b = std::uniform_int_distribution<int>(0, options.bodies - 1)(rng);
+    addJointAt(spec, "w" + std::to_string(k), JointType::KnifeEdge, b, -1, pointNear(b, b), randomRotation(rng, 2),
+               rng);
+  }
+  return spec;
+}
+
+State stateOf(const Model& model) {
+  State x = initialState(model);
+  x.v.setZero();
+  return x;
 }
 
 State randomState(const Model& model, std::mt19937& rng) {

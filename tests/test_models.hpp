@@ -3,6 +3,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "loopdyn/kinematics/state.hpp"
 #include "loopdyn/model/model.hpp"
@@ -18,6 +19,29 @@ Model loadModel(const std::string& name);
 /// A spec with one pair of every type available in `dimension`, markers at random places and
 /// orientations, and one driver of each target, for derivative checks at random states.
 ModelSpec everyPairTypeSpec(int dimension, std::mt19937& rng);
+
+/// Options of randomMechanismSpec.
+struct RandomMechanismOptions {
+  int bodies = 4;
+  /// Joints closing loops between random bodies (or ground), of random types.
+  int loop_closures = 0;
+  /// Tree joints copied with both markers moved along the joint axis: redundant bearings.
+  int duplicate_joints = 0;
+  /// Knife edges on random bodies (2D only).
+  int knife_edges = 0;
+  /// Tree joint types; empty: every holonomic type of the dimension.
+  std::vector<JointType> tree_types;
+  /// Build a serial chain ground-b0-b1-... instead of a random tree.
+  bool serial = false;
+};
+
+/// A random mechanism whose initial configuration satisfies every holonomic constraint exactly:
+/// bodies at random poses, each joint placed at a random point with a random frame and its two
+/// markers computed from it. Without closures, duplicates and knife edges it is a tree.
+ModelSpec randomMechanismSpec(int dimension, std::mt19937& rng, const RandomMechanismOptions& options);
+
+/// The state written in a spec (its initial poses; zero velocities).
+State stateOf(const Model& model);
 
 /// A random (unassembled) state: positions, unit quaternions, velocities, time.
 State randomState(const Model& model, std::mt19937& rng);

@@ -1,13 +1,11 @@
-// `loopdyn analyze`: structure of the constraint set at the model's assembled configuration.
+// `loopdyn analyze`: structure of the constraint set and reaction uniqueness at the model's
+// assembled configuration.
 
-#include <cstdio>
 #include <iostream>
-#include <sstream>
 
+#include "analyze_report.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
-#include "loopdyn/analysis/constraint_rank.hpp"
-#include "loopdyn/io/json_writer.hpp"
 #include "model_loading.hpp"
 
 namespace loopdyn::cli {
@@ -19,110 +17,76 @@ struct AnalyzeOptions {
   bool json = false;
   int samples = RankOptions{}.generic_samples;
   Scalar threshold = kRankThreshold;
+  Scalar uniqueness_threshold = kUniquenessThreshold;
+  std::string method = "all";
+  std::vector<std::string> groups;
 };
 
-std::string joinNames(const std::vector<std::string>& names) {
-  if (names.empty()) return "none";
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-std::string formatNumber(Scalar x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
-void printText(const std::string& path, const Model& model, const AssemblyResult& assembly, const RankReport& r) {
-  std::ostringstream os;
-  os << "model        " << (model.name().empty() ? path : model.name()) << " (" << model.dimension() << "D, "
-     << path << ")\n";
-  if (!model.description().empty()) os << "             " << model.description() << '\n';
-  os << "size         " << r.bodies << " bodies, n = " << r.n << " velocity coordinates, m = " << r.m
-     << " holonomic equations (" << r.drivers << " from drivers), h = " << r.h << " nonholonomic\n";
-  os << "assembly     converged in " << assembly.iterations << " Newton iterations, relative residual "
-     << formatNumber(assembly.position_residual) << '\n';
-  os << "rank         C: " << r.rank << "    Phi_q: " << r.rank_holonomic << " of " << r.m;
-  if (r.h > 0) os << "    Psi: " << r.rank_nonholonomic << " of " << r.h;
-  os << "\n";
-  os << "redundancy   p = m + h - rank = " << r.redundancy << '\n';
-  os << "mobility     n - rank = " << r.mobility << "    (Grubler/Kutzbach count n - m - h = " << r.grubler << ")\n";
-  if (r.generic_rank < 0) {
-    os << "singular     not tested\n";
-  } else if (r.singular) {
-    os << "singular     YES: rank " << r.rank << " here, generic rank " << r.generic_rank << " -> "
-       << r.generic_rank - r.rank << " extra admissible motion(s) at this configuration\n";
-  } else if (r.generic_samples_used == 0) {
-    os << "singular     no nearby configuration could be sampled (the mechanism cannot move, or no sample\n"
-       << "             assembled): generic rank taken as the rank here\n";
-  } else {
-    os << "singular     no (generic rank " << r.generic_rank << ", from " << r.generic_samples_used
-       << " nearby assembled configurations)\n";
+/// "NAME=P1,P2,...@BODY" -> GroupSpec; returns an error message, empty on success.
+std::string parseGroupOption(const std::string& text, GroupSpec& out) {
+  const std::size_t eq = text.find('='), at = text.rfind('@');
+  if (eq == std::string::npos || at == std::string::npos || at < eq || eq == 0 || at + 1 == text.size())
+    return "expected NAME=PAIR,PAIR,...@BODY (e.g. KM=K,M@ground)";
+  out.name = text.substr(0, eq);
+  out.body = text.substr(at + 1);
+  out.pairs.clear();
+  const std::string list = text.substr(eq + 1, at - eq - 1);
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, comma - start);
+    if (name.empty()) return "empty pair name in '" + list + "'";
+    out.pairs.push_back(name);
+    start = comma + 1;
   }
-  os << "dependent    " << joinNames(equationNames(model, r.dependent_equations))
-     << "    (QR with column pivoting of C^T; threshold " << formatNumber(r.rank_threshold) << ")\n";
-  os << "\nQR pivot order: equation and scaled diagonal |R_kk|/|R_11|\n";
-  const std::vector<int>& kept = r.independent_equations;
-  std::vector<int> order = kept;
-  order.insert(order.end(), r.dependent_equations.begin(), r.dependent_equations.end());
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const std::string& name = model.equations()[static_cast<std::size_t>(order[k])].name;
-    char line[128];
-    const std::string value = k < r.scaled_diagonal.size() ? formatNumber(r.scaled_diagonal[k]) : "-";
-    std::snprintf(line, sizeof line, "  %3zu  %-16s %-10s %s\n", k + 1, name.c_str(), value.c_str(),
-                  k < kept.size() ? "kept" : "dependent");
-    os << line;
-  }
-  std::cout << os.str();
+  return {};
 }
 
-void printJson(const std::string& path, const Model& model, const AssemblyResult& assembly, const RankReport& r) {
-  io::JsonWriter w;
-  w.beginObject();
-  w.key("model").value(model.name());
-  w.key("file").value(path);
-  w.key("dimension").value(model.dimension());
-  w.key("bodies").value(r.bodies);
-  w.key("n").value(r.n);
-  w.key("m").value(r.m);
-  w.key("h").value(r.h);
-  w.key("drivers").value(r.drivers);
-  w.key("rank").value(r.rank);
-  w.key("rank_holonomic").value(r.rank_holonomic);
-  w.key("rank_nonholonomic").value(r.rank_nonholonomic);
-  w.key("redundancy").value(r.redundancy);
-  w.key("mobility").value(r.mobility);
-  w.key("grubler").value(r.grubler);
-  w.key("singular").value(r.singular);
-  w.key("generic_rank").value(r.generic_rank);
-  w.key("dependent_equations").array(equationNames(model, r.dependent_equations));
-  w.key("independent_equations").array(equationNames(model, r.independent_equations));
-  w.key("scaled_diagonal").array(r.scaled_diagonal);
-  w.key("rank_threshold").value(r.rank_threshold);
-  w.key("characteristic_length").value(model.characteristicLength());
-  w.key("assembly").beginObject();
-  w.key("iterations").value(assembly.iterations);
-  w.key("position_residual").value(assembly.position_residual);
-  w.key("velocity_residual").value(assembly.velocity_residual);
-  w.endObject();
-  w.endObject();
-  std::cout << w.str() << '\n';
+std::vector<UniquenessMethod> methodList(const std::string& name) {
+  if (name == "all") return UniquenessOptions{}.methods;
+  return {*methodFromName(name)};
 }
 
 void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   auto loaded = loadAndAssemble(options.model_path, exit_code);
   if (!loaded) return;
-  KinematicsWorkspace ws(loaded->model);
+  const Model& model = loaded->model;
+
+  UniquenessOptions uniqueness_options;
+  uniqueness_options.methods = methodList(options.method);
+  uniqueness_options.rank_threshold = options.threshold;
+  uniqueness_options.uniqueness_threshold = options.uniqueness_threshold;
+  bool groups_ok = true;
+  for (const std::string& text : options.groups) {
+    GroupSpec spec;
+    if (const std::string problem = parseGroupOption(text, spec); !problem.empty()) {
+      std::cerr << "loopdyn: error: --group '" << text << "': " << problem << '\n';
+      groups_ok = false;
+      continue;
+    }
+    Group group;
+    const std::vector<std::string> problems = resolveGroup(model, spec, group);
+    for (const std::string& problem : problems) std::cerr << "loopdyn: error: --group '" << text << "': " << problem << '\n';
+    if (problems.empty()) uniqueness_options.extra_groups.push_back(std::move(group));
+    groups_ok = groups_ok && problems.empty();
+  }
+  if (!groups_ok) {
+    exit_code = kExitUsage;
+    return;
+  }
+
+  KinematicsWorkspace ws(model);
   RankOptions rank_options;
   rank_options.generic_samples = options.samples;
   rank_options.rank_threshold = options.threshold;
-  const RankReport report = analyzeConstraints(loaded->model, ws, loaded->assembly.state, rank_options);
-  if (options.json) {
-    printJson(options.model_path, loaded->model, loaded->assembly, report);
-  } else {
-    printText(options.model_path, loaded->model, loaded->assembly, report);
-  }
+  AnalysisResults results;
+  results.path = options.model_path;
+  results.model = &model;
+  results.assembly = &loaded->assembly;
+  results.rank = analyzeConstraints(model, ws, loaded->assembly.state, rank_options);
+  results.uniqueness = analyzeReactionUniqueness(model, ws, loaded->assembly.state, uniqueness_options);
+  collectWarnings(results);
+  std::cout << (options.json ? analysisJson(results) : analysisText(results));
   exit_code = kExitOk;
 }
 
@@ -131,7 +95,9 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
 void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<AnalyzeOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "analyze", "Constraint rank, redundancy, mobility and singularity of a model at its assembled configuration");
+      "analyze",
+      "Constraint rank, redundancy, mobility, singularity and joint-reaction uniqueness of a model at its assembled "
+      "configuration");
   cmd->add_option("model", options->model_path, "Model file (YAML)")->required();
   cmd->add_flag("--json", options->json, "Print the report as one JSON object");
   cmd->add_option("--samples", options->samples,
@@ -139,6 +105,14 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--threshold", options->threshold, "Relative rank threshold on |R_kk|/|R_11|")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--uniqueness-threshold", options->uniqueness_threshold,
+                  "Threshold on ||B_X||/||C_X|| below which a reaction counts as unique")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--method", options->method, "Uniqueness test: rank, qr, svd, nullspace, or all (qr decides)")
+      ->check(CLI::IsMember({"all", "rank", "qr", "svd", "nullspace"}));
+  cmd->add_option("--group", options->groups,
+                  "Test the resultant of several pairs on one body: NAME=PAIR,PAIR,...@BODY (repeatable), "
+                  "e.g. KM=K,M@ground");
   cmd->callback([options, &exit_code] { runAnalyze(*options, exit_code); });
 }
 

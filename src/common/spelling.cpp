@@ -29,15 +29,19 @@ std::size_t spellingTolerance(std::string_view word) {
 std::string didYouMean(std::string_view word, const std::vector<std::string>& candidates) {
   const std::string* best = nullptr;
   std::size_t best_distance = 0;
+  bool tied = false;
   for (const std::string& c : candidates) {
     const std::size_t d = editDistance(word, c);
+    if (best != nullptr && d == best_distance && c != *best) tied = true;
     if (best == nullptr || d < best_distance) {
       best = &c;
       best_distance = d;
+      tied = false;
     }
   }
+  // a tie means the guess would be arbitrary (e.g. 'X' is one edit from every one-letter name)
   const std::size_t limit = spellingTolerance(word);
-  if (best == nullptr || best_distance > limit) return {};
+  if (best == nullptr || best_distance > limit || tied) return {};
   return " (did you mean '" + *best + "'?)";
 }
 

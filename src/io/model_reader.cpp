@@ -497,6 +497,24 @@ void readForce(Reader& r, const YAML::Node& node, int dimension, ForceSpec& out)
   }
 }
 
+void readGroup(Reader& r, const YAML::Node& node, GroupSpec& out) {
+  if (!r.checkMap(node, {"name", "pairs", "body"}, "group")) return;
+  out.where = r.where(node);
+  r.text(require(r, node, "name", "group"), out.name, "group name");
+  const std::string what = "group '" + out.name + "'";
+  r.text(require(r, node, "body", what), out.body, what + " body");
+  const YAML::Node pairs = require(r, node, "pairs", what);
+  if (!pairs.IsDefined() || pairs.IsNull()) return;
+  if (!pairs.IsSequence() || pairs.size() == 0) {
+    r.error(pairs, what, " pairs: expected a list of joint or driver names");
+    return;
+  }
+  for (const YAML::Node& item : pairs) {
+    std::string name;
+    if (r.text(item, name, what + " pairs")) out.pairs.push_back(name);
+  }
+}
+
 template <typename Item, typename ReadOne>
 void readList(Reader& r, const YAML::Node& root, const char* key, std::vector<Item>& out, ReadOne readOne) {
   const YAML::Node list = root[key];
@@ -516,7 +534,7 @@ ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_n
   ModelSpec spec;
   spec.where = {file_name, 0, 0};
   if (!r.checkMap(root, {"name", "description", "dimension", "gravity", "characteristic_length", "ground", "bodies",
-                         "joints", "drivers", "forces"},
+                         "joints", "drivers", "forces", "groups"},
                   "the model")) {
     return spec;
   }
@@ -546,6 +564,7 @@ ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_n
   readList(r, root, "drivers", spec.drivers,
            [&](const YAML::Node& n, DriverSpec& dr) { readDriver(r, n, spec.joints, dr); });
   readList(r, root, "forces", spec.forces, [&](const YAML::Node& n, ForceSpec& f) { readForce(r, n, d, f); });
+  readList(r, root, "groups", spec.groups, [&](const YAML::Node& n, GroupSpec& g) { readGroup(r, n, g); });
   return spec;
 }
 

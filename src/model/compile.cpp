@@ -253,9 +253,9 @@ Model compile(const ModelSpec& spec) {
 
   // rows: holonomic joints, then drivers, then nonholonomic pairs (paper 001, eq. 5)
   int row = 0;
-  auto addPair = [&](const std::string& name, const std::string& type, int rows, bool nonholonomic, BodyIndex b1,
-                     BodyIndex b2) {
-    model.pairs_.push_back({name, type, row, rows, nonholonomic, b1, b2});
+  auto addPair = [&](const std::string& name, const std::string& type, int rows, bool nonholonomic,
+                     const MarkerFrame& first, BodyIndex b2) {
+    model.pairs_.push_back({name, type, row, rows, nonholonomic, first.body, b2, first});
     row += rows;
     return static_cast<int>(model.pairs_.size()) - 1;
   };
@@ -271,14 +271,14 @@ Model compile(const ModelSpec& spec) {
       joint.row = row;
       joint.rows = static_cast<int>(equationSlots(joint.type, spec.dimension).size());
       const int pair = addPair(joint.name, std::string(jointTypeName(joint.type)), joint.rows, nonholonomic_pass,
-                               joint.first.body, joint.second.body);
+                               joint.first, joint.second.body);
       addEquations(pair, joint.type);
     }
     if (nonholonomic_pass) break;
     model.m_ = row;  // joints so far; drivers follow
     for (Driver& driver : model.drivers_) {
       driver.row = row;
-      const int pair = addPair(driver.name, "driver", 1, false, driver.first.body, driver.second.body);
+      const int pair = addPair(driver.name, "driver", 1, false, driver.first, driver.second.body);
       const EquationKind kind =
           driver.target == DriverTarget::JointRotation ? EquationKind::Angular : EquationKind::Translational;
       model.equations_.push_back({driver.name, pair, kind});
@@ -287,6 +287,16 @@ Model compile(const ModelSpec& spec) {
   }
   model.h_ = row - model.m_;
   model.characteristic_length_ = characteristicLength(spec, model);
+
+  // groups: resolved against the pairs just numbered
+  std::set<std::string> group_names;
+  for (const GroupSpec& gs : spec.groups) {
+    if (!group_names.insert(gs.name).second) check.error(gs.where, "duplicate group name '", gs.name, "'");
+    Group group;
+    for (const std::string& problem : resolveGroup(model, gs, group)) check.error(gs.where, problem);
+    model.groups_.push_back(std::move(group));
+  }
+  check.throwIfAny();
 
   // initial state as written (approximate; kinematics/assembly makes it consistent)
   const int nb = model.nb();

@@ -1,6 +1,9 @@
 #include "loopdyn/model/model.hpp"
 
+#include <algorithm>
+
 #include "loopdyn/common/check.hpp"
+#include "loopdyn/common/spelling.hpp"
 
 namespace loopdyn {
 
@@ -22,6 +25,45 @@ const std::string& Model::bodyName(BodyIndex b) const {
   if (b == kGround) return ground;
   LOOPDYN_CHECK(b >= 0 && b < nb(), "body index ", b, " out of range [0, ", nb(), ")");
   return bodies_[static_cast<std::size_t>(b)].name;
+}
+
+std::vector<std::string> resolveGroup(const Model& model, const GroupSpec& spec, Group& out) {
+  std::vector<std::string> problems;
+  const std::string what = "group '" + spec.name + "'";
+  if (spec.name.empty()) problems.push_back("group has no name");
+  if (spec.pairs.empty()) problems.push_back(what + " lists no pairs");
+  std::vector<std::string> body_names{"ground"};
+  for (const Body& b : model.bodies()) body_names.push_back(b.name);
+  const auto body_it = std::find(body_names.begin(), body_names.end(), spec.body);
+  if (body_it == body_names.end()) {
+    problems.push_back(what + ": unknown body '" + spec.body + "'" + didYouMean(spec.body, body_names));
+  }
+  const BodyIndex body = body_it == body_names.end() ? kGround
+                                                      : static_cast<BodyIndex>(body_it - body_names.begin()) - 1;
+  std::vector<std::string> pair_names;
+  for (const Pair& p : model.pairs()) pair_names.push_back(p.name);
+  std::vector<int> pairs;
+  for (const std::string& name : spec.pairs) {
+    const auto it = std::find(pair_names.begin(), pair_names.end(), name);
+    if (it == pair_names.end()) {
+      problems.push_back(what + ": unknown joint or driver '" + name + "'" + didYouMean(name, pair_names));
+      continue;
+    }
+    const int index = static_cast<int>(it - pair_names.begin());
+    if (std::find(pairs.begin(), pairs.end(), index) != pairs.end()) {
+      problems.push_back(what + " lists '" + name + "' twice");
+      continue;
+    }
+    const Pair& pair = model.pairs()[static_cast<std::size_t>(index)];
+    if (body_it != body_names.end() && pair.body1 != body && pair.body2 != body) {
+      problems.push_back(what + ": '" + name + "' does not act on body '" + spec.body + "' (it connects '" +
+                         model.bodyName(pair.body1) + "' and '" + model.bodyName(pair.body2) + "')");
+      continue;
+    }
+    pairs.push_back(index);
+  }
+  if (problems.empty()) out = Group{spec.name, std::move(pairs), body, spec.where};
+  return problems;
 }
 
 }  // namespace loopdyn

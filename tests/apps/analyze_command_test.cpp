@@ -8,6 +8,8 @@
 #include <string>
 #include <sys/wait.h>
 
+#include <yaml-cpp/yaml.h>
+
 #include "test_models.hpp"
 
 namespace loopdyn {
@@ -52,7 +54,81 @@ TEST(AnalyzeCommand, BrokenModelExitsWithCode2AndOneLocatedLine) {
   EXPECT_EQ(r.output, path + ":8:5: error: unknown key 'mas' in body (did you mean 'mass'?)\n");
 }
 
+/// The pair or group named `name` in a JSON array of objects.
+YAML::Node entry(const YAML::Node& list, const std::string& name) {
+  for (const YAML::Node& item : list)
+    if (item["name"].as<std::string>() == name) return item;
+  ADD_FAILURE() << "no entry '" << name << "'";
+  return YAML::Node();
+}
+
+TEST(AnalyzeCommand, JsonReportsPairsAndGroupsWithTheirUniqueness) {
+  // JSON is YAML: yaml-cpp reads the report back
+  const CliRun r = run("analyze --json --samples 0 " + test::modelPath("spatial_parallelogram") +
+                       " --group BD=B,D@platform --group KL=K,L@rod5");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const YAML::Node report = YAML::Load(r.output);
+  const YAML::Node pairs = report["pairs"];
+  ASSERT_EQ(pairs.size(), 15u);
+  const YAML::Node K = entry(pairs, "K"), A = entry(pairs, "A");
+  EXPECT_TRUE(K["unique"].as<bool>());
+  EXPECT_TRUE(K["components_unique"].as<bool>());
+  EXPECT_EQ(K["unique_components"].size(), 3u);
+  EXPECT_FALSE(A["unique"].as<bool>());
+  EXPECT_EQ(A["unique_components"].size(), 0u);
+  EXPECT_EQ(A["physical"]["global"]["Fx"].as<std::string>(), "non-unique");
+  EXPECT_EQ(A["physical"]["global"]["Mx"].as<std::string>(), "not transmitted");
+  for (const char* method : {"qr", "rank", "svd", "nullspace"})
+    EXPECT_FALSE(A["methods"][method]["unique"].as<bool>()) << method;
+  EXPECT_TRUE(A["methods_agree"].as<bool>());
+  EXPECT_GT(A["margin"].as<double>(), 5);
+  // groups from the model file first, then from the command line
+  const YAML::Node groups = report["groups"];
+  ASSERT_EQ(groups.size(), 5u);
+  EXPECT_EQ(groups[0]["name"].as<std::string>(), "KM");
+  EXPECT_TRUE(entry(groups, "ACEG")["unique"].as<bool>());
+  EXPECT_FALSE(entry(groups, "ACEG")["components_unique"].as<bool>());
+  EXPECT_FALSE(entry(groups, "BD")["unique"].as<bool>());
+  EXPECT_TRUE(entry(groups, "KL")["unique"].as<bool>());
+  EXPECT_EQ(entry(groups, "KL")["body"].as<std::string>(), "rod5");
+  EXPECT_EQ(report["warnings"].size(), 0u);
+}
+
+TEST(AnalyzeCommand, OneMethodOnRequestAndSingularWarning) {
+  const CliRun r = run("analyze --json --method svd " + test::modelPath("double_four_bar_singular"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const YAML::Node report = YAML::Load(r.output);
+  ASSERT_EQ(report["uniqueness"]["methods"].size(), 1u);
+  EXPECT_EQ(report["uniqueness"]["methods"][0].as<std::string>(), "svd");
+  ASSERT_GE(report["warnings"].size(), 1u);
+  EXPECT_NE(report["warnings"][0].as<std::string>().find("singular"), std::string::npos);
+}
+
+TEST(AnalyzeCommand, TextTableShowsTheRobotsNonUniqueJoints) {
+  const CliRun r = run("analyze --samples 0 " + test::modelPath("mobile_robot"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto line = [&](const std::string& start) {
+    const std::size_t at = r.output.find("\n  " + start);
+    return at == std::string::npos ? std::string() : r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(line("B   ").find("NON-UNIQUE  only B.x unique"), std::string::npos) << r.output;
+  EXPECT_NE(line("W5  ").find("unique      unique"), std::string::npos) << r.output;
+  EXPECT_NE(line("robot_wheels").find("unique      non-unique"), std::string::npos) << r.output;
+}
+
+TEST(AnalyzeCommand, BadGroupExitsWithCode1AndSaysWhy) {
+  const CliRun r = run("analyze " + test::modelPath("spatial_parallelogram") + " --group KM=K,X@ground --group Z=K");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--group 'KM=K,X@ground': group 'KM': unknown joint or driver 'X'"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--group 'Z=K': expected NAME=PAIR,PAIR,...@BODY"), std::string::npos) << r.output;
+  const CliRun wrong_body = run("analyze " + test::modelPath("spatial_parallelogram") + " --group X=A@platform");
+  EXPECT_EQ(wrong_body.exit_code, 1);
+  EXPECT_NE(wrong_body.output.find("'A' does not act on body 'platform'"), std::string::npos) << wrong_body.output;
+}
+
 TEST(AnalyzeCommand, UsageErrorExitsWithCode1) {
+  EXPECT_EQ(run("analyze --method lu " + test::modelPath("mobile_robot")).exit_code, 1);
   EXPECT_EQ(run("analyze").exit_code, 1);
   EXPECT_EQ(run("frobnicate").exit_code, 1);
 }

@@ -17,5 +17,11 @@ TEST(Spelling, SuggestsOnlyCloseCandidates) {
   EXPECT_EQ(didYouMean("zzzzzz", {"revolute", "prismatic"}), "");
 }
 
+TEST(Spelling, NoHintWhenTheClosestCandidatesTie) {
+  // 'X' is one edit from every one-letter joint name: any single guess would be arbitrary
+  EXPECT_EQ(didYouMean("X", {"A", "B", "C"}), "");
+  EXPECT_EQ(didYouMean("Q", {"O", "O4"}), " (did you mean 'O'?)");
+}
+
 }  // namespace
 }  // namespace loopdyn

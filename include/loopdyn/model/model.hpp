@@ -79,6 +79,16 @@ struct Pair {
   int rows = 0;
   bool nonholonomic = false;
   BodyIndex body1 = kGround, body2 = kGround;
+  /// Where the pair acts and its joint frame: the first marker (a joint driver: its joint's).
+  MarkerFrame first;
+};
+
+/// A set of pairs acting on one common body (see GroupSpec), resolved to indices.
+struct Group {
+  std::string name;
+  std::vector<int> pairs;  ///< indices into Model::pairs()
+  BodyIndex body = kGround;
+  SourceLocation where;
 };
 
 class Model {
@@ -110,6 +120,8 @@ class Model {
   const std::vector<Force>& forces() const { return forces_; }
   const std::vector<Equation>& equations() const { return equations_; }
   const std::vector<Pair>& pairs() const { return pairs_; }
+  /// Groups of pairs named in the model file (more can be made with resolveGroup).
+  const std::vector<Group>& groups() const { return groups_; }
 
   /// Index of the body with this name; kGround for "ground"; throws InvalidArgument if unknown.
   BodyIndex bodyIndex(const std::string& name) const;
@@ -138,9 +150,15 @@ class Model {
   std::vector<Force> forces_;
   std::vector<Equation> equations_;
   std::vector<Pair> pairs_;
+  std::vector<Group> groups_;
   VecX initial_q_, initial_v_;
   std::vector<bool> prescribed_v_;
 };
+
+/// Resolves a group's names against the model. On success fills `out` and returns nothing; else
+/// returns one message per problem (unknown pair or body, with a spelling hint; a pair that does
+/// not act on the body; a pair listed twice; an empty group). Messages name no file location.
+std::vector<std::string> resolveGroup(const Model& model, const GroupSpec& spec, Group& out);
 
 /// Checks a spec and builds the immutable Model. Throws ModelError listing every problem found
 /// (unknown or duplicate names, a joint on one body twice, non-positive mass, inertia not

@@ -87,6 +87,15 @@ struct ForceSpec {
   SourceLocation where;
 };
 
+/// A named set of pairs acting on one common body, whose resultant reaction on that body is
+/// tested for uniqueness as one element (e.g. the total load a set of bearings puts on the frame).
+struct GroupSpec {
+  std::string name;
+  std::vector<std::string> pairs;  ///< joint, knife-edge or driver names
+  std::string body;                ///< the common body ("ground" for the frame)
+  SourceLocation where;
+};
+
 /// A whole mechanism. `dimension` is 2 (planar) or 3 (spatial); SI units throughout.
 struct ModelSpec {
   std::string name;
@@ -99,6 +108,7 @@ struct ModelSpec {
   std::vector<JointSpec> joints;
   std::vector<DriverSpec> drivers;
   std::vector<ForceSpec> forces;
+  std::vector<GroupSpec> groups;
   SourceLocation where;  ///< the file itself
 };
 

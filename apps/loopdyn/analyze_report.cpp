@@ -1,0 +1,335 @@
+#include "analyze_report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "loopdyn/io/json_writer.hpp"
+#include "loopdyn/kinematics/pair_wrench.hpp"
+
+namespace loopdyn::cli {
+
+namespace {
+
+std::string joinNames(const std::vector<std::string>& names, const char* empty = "none") {
+  if (names.empty()) return empty;
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::string formatNumber(Scalar x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+/// printf into a std::string (table rows).
+template <typename... Args>
+std::string row(const char* format, Args... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+std::string pairName(const Model& model, int pair) { return model.pairs()[static_cast<std::size_t>(pair)].name; }
+
+std::vector<std::string> groupPairNames(const Model& model, const Group& g) {
+  std::vector<std::string> names;
+  for (int p : g.pairs) names.push_back(pairName(model, p));
+  return names;
+}
+
+/// "unique", "non-unique", or "only B.x unique": the second step in words.
+std::string multipliersText(const Model& model, const ElementUniqueness& e) {
+  if (e.componentsUnique()) return "unique";
+  const std::vector<int> unique = e.uniqueComponents();
+  if (unique.empty()) return "non-unique";
+  return "only " + joinNames(equationNames(model, unique)) + " unique";
+}
+
+/// Methods that disagree with the deciding one, or "agree".
+std::string agreementText(const ElementUniqueness& e, bool physical_agree = true) {
+  if (e.methodsAgree() && physical_agree) return "agree";
+  std::string out;
+  for (const MethodResult& m : e.methods) {
+    bool same = m.reaction.unique == e.methods.front().reaction.unique;
+    for (std::size_t k = 0; k < m.components.size(); ++k)
+      same = same && m.components[k].unique == e.methods.front().components[k].unique;
+    if (same) continue;
+    if (!out.empty()) out += ',';
+    out += methodName(m.method);
+  }
+  if (out.empty()) return "DIFFER on components";
+  std::string text = "DIFFER: ";
+  text += out;
+  return text;
+}
+
+char statusLetter(ComponentStatus s) {
+  switch (s) {
+    case ComponentStatus::Unique: return 'U';
+    case ComponentStatus::NonUnique: return 'N';
+    case ComponentStatus::NotTransmitted: return '-';
+  }
+  return '?';
+}
+
+std::string statusColumns(const std::vector<ComponentStatus>& statuses) {
+  std::string out;
+  for (ComponentStatus s : statuses) out += std::string(1, statusLetter(s)) + "  ";
+  return out;
+}
+
+std::string componentHeader(int dimension) {
+  std::string out;
+  for (int k : wrenchComponents(dimension)) {
+    if (!out.empty()) out += ' ';
+    out += wrenchComponentName(k);
+  }
+  return out;
+}
+
+void printStructure(std::ostringstream& os, const AnalysisResults& res) {
+  const Model& model = *res.model;
+  const RankReport& r = res.rank;
+  os << "model        " << (model.name().empty() ? res.path : model.name()) << " (" << model.dimension() << "D, "
+     << res.path << ")\n";
+  if (!model.description().empty()) os << "             " << model.description() << '\n';
+  os << "size         " << r.bodies << " bodies, n = " << r.n << " velocity coordinates, m = " << r.m
+     << " holonomic equations (" << r.drivers << " from drivers), h = " << r.h << " nonholonomic\n";
+  os << "assembly     converged in " << res.assembly->iterations << " Newton iterations, relative residual "
+     << formatNumber(res.assembly->position_residual) << '\n';
+  os << "rank         C: " << r.rank << "    Phi_q: " << r.rank_holonomic << " of " << r.m;
+  if (r.h > 0) os << "    Psi: " << r.rank_nonholonomic << " of " << r.h;
+  os << "\n";
+  os << "redundancy   p = m + h - rank = " << r.redundancy << '\n';
+  os << "mobility     n - rank = " << r.mobility << "    (Grubler/Kutzbach count n - m - h = " << r.grubler << ")\n";
+  if (r.generic_rank < 0) {
+    os << "singular     not tested\n";
+  } else if (r.singular) {
+    os << "singular     YES: rank " << r.rank << " here, generic rank " << r.generic_rank << " -> "
+       << r.generic_rank - r.rank << " extra admissible motion(s) at this configuration\n";
+  } else if (r.generic_samples_used == 0) {
+    os << "singular     no nearby configuration could be sampled (the mechanism cannot move, or no sample\n"
+       << "             assembled): generic rank taken as the rank here\n";
+  } else {
+    os << "singular     no (generic rank " << r.generic_rank << ", from " << r.generic_samples_used
+       << " nearby assembled configurations)\n";
+  }
+  os << "dependent    " << joinNames(equationNames(model, r.dependent_equations))
+     << "    (QR with column pivoting of C^T; threshold " << formatNumber(r.rank_threshold) << ")\n";
+  os << "\nQR pivot order: equation and scaled diagonal |R_kk|/|R_11|\n";
+  std::vector<int> order = r.independent_equations;
+  order.insert(order.end(), r.dependent_equations.begin(), r.dependent_equations.end());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::string& name = model.equations()[static_cast<std::size_t>(order[k])].name;
+    const std::string value = k < r.scaled_diagonal.size() ? formatNumber(r.scaled_diagonal[k]) : "-";
+    os << row("  %3zu  %-16s %-10s %s\n", k + 1, name.c_str(), value.c_str(),
+              k < r.independent_equations.size() ? "kept" : "dependent");
+  }
+}
+
+void printUniqueness(std::ostringstream& os, const AnalysisResults& res) {
+  const Model& model = *res.model;
+  const UniquenessReport& u = res.uniqueness;
+  std::vector<std::string> methods;
+  for (UniquenessMethod m : u.methods) methods.push_back(std::string(methodName(m)));
+  // one name column wide enough for every pair and group
+  int name_width = 5;
+  for (const Pair& p : model.pairs()) name_width = std::max(name_width, static_cast<int>(p.name.size()));
+  for (const GroupUniqueness& g : u.groups) name_width = std::max(name_width, static_cast<int>(g.group.name.size()));
+
+  os << "\nreaction uniqueness (direct-sum test, paper 001 sect. 3; methods " << joinNames(methods) << ", "
+     << methods.front() << " decides; thresholds: rank " << formatNumber(u.rank_threshold) << ", ||B||/||C_X|| "
+     << formatNumber(u.uniqueness_threshold) << ")\n";
+  os << row("  %-*s %-12s %4s  %-11s %-26s %6s  %s\n", name_width, "pair", "type", "rows", "reaction", "multipliers",
+            "margin", "methods");
+  for (const PairUniqueness& p : u.pairs) {
+    const Pair& pair = model.pairs()[static_cast<std::size_t>(p.pair)];
+    os << row("  %-*s %-12s %4d  %-11s %-26s %6.1f  %s\n", name_width, pair.name.c_str(), pair.type.c_str(),
+              pair.rows, p.reaction.unique() ? "unique" : "NON-UNIQUE", multipliersText(model, p.reaction).c_str(),
+              p.reaction.margin(), agreementText(p.reaction, p.physical_methods_agree).c_str());
+  }
+  if (u.redundancy > 0) {
+    os << "  " << u.redundancy << " independent self-equilibrated multiplier set(s): a NON-UNIQUE reaction is whatever\n"
+       << "  the solving method chooses, not a property of the mechanism (docs/uniqueness.md)\n";
+  } else {
+    os << "  C has full row rank: every reaction and every multiplier is unique\n";
+  }
+
+  const std::string header = componentHeader(model.dimension());
+  const int block = static_cast<int>(header.size()) + 4;
+  os << "\nreaction components: wrench on the pair's first body at the pair's point\n"
+     << "(U unique, N non-unique, - zero: nothing transmitted in this direction at this configuration)\n";
+  os << row("  %-*s %-12s  %-*s %s\n", name_width, "pair", "on body", block, "world axes", "joint axes");
+  os << row("  %-*s %-12s  %-*s %s\n", name_width, "", "", block, header.c_str(), header.c_str());
+  for (const PairUniqueness& p : u.pairs) {
+    const Pair& pair = model.pairs()[static_cast<std::size_t>(p.pair)];
+    std::string line = row("  %-*s %-12s  %-*s %s", name_width, pair.name.c_str(),
+                           model.bodyName(pair.first.body).c_str(), block, statusColumns(p.global).c_str(),
+                           statusColumns(p.joint).c_str());
+    line.erase(line.find_last_not_of(' ') + 1);
+    os << line << '\n';
+  }
+
+  if (!u.groups.empty()) {
+    os << "\ngroups: resultant wrench of the pairs on the common body\n";
+    os << row("  %-*s %-12s %-22s %-11s %-12s %6s  %s\n", name_width, "group", "body", "pairs", "resultant",
+              "multipliers", "margin", "methods");
+    for (const GroupUniqueness& g : u.groups) {
+      os << row("  %-*s %-12s %-22s %-11s %-12s %6.1f  %s\n", name_width, g.group.name.c_str(),
+                model.bodyName(g.group.body).c_str(), joinNames(groupPairNames(model, g.group)).c_str(),
+                g.resultant.unique() ? "unique" : "NON-UNIQUE",
+                g.resultant.componentsUnique() ? "unique" : "non-unique", g.resultant.margin(),
+                agreementText(g.resultant).c_str());
+    }
+  }
+  for (const std::string& w : res.warnings) os << "\nwarning: " << w;
+  if (!res.warnings.empty()) os << '\n';
+}
+
+void writeDecision(io::JsonWriter& w, const Decision& d) {
+  w.beginObject();
+  w.key("unique").value(d.unique);
+  w.key("indicator").value(d.indicator);
+  w.key("margin").value(d.margin);
+  w.endObject();
+}
+
+void writeElement(io::JsonWriter& w, const Model& model, const ElementUniqueness& e) {
+  w.key("unique").value(e.unique());
+  w.key("components_unique").value(e.componentsUnique());
+  w.key("unique_components").array(equationNames(model, e.uniqueComponents()));
+  w.key("margin").value(e.margin());
+  w.key("methods_agree").value(e.methodsAgree());
+  w.key("methods").beginObject();
+  for (const MethodResult& m : e.methods) {
+    w.key(std::string(methodName(m.method))).beginObject();
+    w.key("unique").value(m.reaction.unique);
+    w.key("components_unique").value(m.componentsUnique());
+    w.key("indicator").value(m.reaction.indicator);
+    w.key("margin").value(m.reaction.margin);
+    w.key("components").beginArray();
+    for (const Decision& d : m.components) writeDecision(w, d);
+    w.endArray();
+    w.endObject();
+  }
+  w.endObject();
+}
+
+void writeComponents(io::JsonWriter& w, int dimension, const std::vector<ComponentStatus>& statuses) {
+  w.beginObject();
+  std::size_t k = 0;
+  for (int c : wrenchComponents(dimension)) w.key(std::string(wrenchComponentName(c))).value(std::string(componentStatusName(statuses[k++])));
+  w.endObject();
+}
+
+}  // namespace
+
+void collectWarnings(AnalysisResults& res) {
+  const Model& model = *res.model;
+  const UniquenessReport& u = res.uniqueness;
+  if (res.rank.singular)
+    res.warnings.push_back("the configuration is singular (rank " + std::to_string(res.rank.rank) + ", generic rank " +
+                           std::to_string(res.rank.generic_rank) +
+                           "): the uniqueness results hold at this configuration only; the mechanism's "
+                           "neighbouring configurations can give different answers");
+  if (!u.methodsAgree())
+    res.warnings.push_back("the uniqueness methods disagree (see the methods column): the decision is close to a "
+                           "threshold; try --threshold / --uniqueness-threshold, or a configuration away from it");
+  for (const PairUniqueness& p : u.pairs)
+    if (p.reaction.margin() < kSmallMargin)
+      res.warnings.push_back("pair '" + pairName(model, p.pair) + "': the decision is within " +
+                             formatNumber(p.reaction.margin()) + " decades of its threshold");
+  for (const GroupUniqueness& g : u.groups)
+    if (g.resultant.margin() < kSmallMargin)
+      res.warnings.push_back("group '" + g.group.name + "': the decision is within " +
+                             formatNumber(g.resultant.margin()) + " decades of its threshold");
+}
+
+std::string analysisText(const AnalysisResults& res) {
+  std::ostringstream os;
+  printStructure(os, res);
+  printUniqueness(os, res);
+  return os.str();
+}
+
+std::string analysisJson(const AnalysisResults& res) {
+  const Model& model = *res.model;
+  const RankReport& r = res.rank;
+  const UniquenessReport& u = res.uniqueness;
+  io::JsonWriter w;
+  w.beginObject();
+  w.key("model").value(model.name());
+  w.key("file").value(res.path);
+  w.key("dimension").value(model.dimension());
+  w.key("bodies").value(r.bodies);
+  w.key("n").value(r.n);
+  w.key("m").value(r.m);
+  w.key("h").value(r.h);
+  w.key("drivers").value(r.drivers);
+  w.key("rank").value(r.rank);
+  w.key("rank_holonomic").value(r.rank_holonomic);
+  w.key("rank_nonholonomic").value(r.rank_nonholonomic);
+  w.key("redundancy").value(r.redundancy);
+  w.key("mobility").value(r.mobility);
+  w.key("grubler").value(r.grubler);
+  w.key("singular").value(r.singular);
+  w.key("generic_rank").value(r.generic_rank);
+  w.key("dependent_equations").array(equationNames(model, r.dependent_equations));
+  w.key("independent_equations").array(equationNames(model, r.independent_equations));
+  w.key("scaled_diagonal").array(r.scaled_diagonal);
+  w.key("rank_threshold").value(r.rank_threshold);
+  w.key("characteristic_length").value(model.characteristicLength());
+  w.key("assembly").beginObject();
+  w.key("iterations").value(res.assembly->iterations);
+  w.key("position_residual").value(res.assembly->position_residual);
+  w.key("velocity_residual").value(res.assembly->velocity_residual);
+  w.endObject();
+
+  w.key("uniqueness").beginObject();
+  std::vector<std::string> methods;
+  for (UniquenessMethod m : u.methods) methods.push_back(std::string(methodName(m)));
+  w.key("methods").array(methods);
+  w.key("ranks").array(u.ranks);
+  w.key("uniqueness_threshold").value(u.uniqueness_threshold);
+  w.key("methods_agree").value(u.methodsAgree());
+  w.endObject();
+
+  w.key("pairs").beginArray();
+  for (const PairUniqueness& p : u.pairs) {
+    const Pair& pair = model.pairs()[static_cast<std::size_t>(p.pair)];
+    w.beginObject();
+    w.key("name").value(pair.name);
+    w.key("type").value(pair.type);
+    w.key("rows").value(pair.rows);
+    writeElement(w, model, p.reaction);
+    w.key("physical").beginObject();
+    w.key("body").value(model.bodyName(pair.first.body));
+    w.key("global");
+    writeComponents(w, model.dimension(), p.global);
+    w.key("joint");
+    writeComponents(w, model.dimension(), p.joint);
+    w.key("methods_agree").value(p.physical_methods_agree);
+    w.endObject();
+    w.endObject();
+  }
+  w.endArray();
+
+  w.key("groups").beginArray();
+  for (const GroupUniqueness& g : u.groups) {
+    w.beginObject();
+    w.key("name").value(g.group.name);
+    w.key("body").value(model.bodyName(g.group.body));
+    w.key("pairs").array(groupPairNames(model, g.group));
+    writeElement(w, model, g.resultant);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("warnings").array(res.warnings);
+  w.endObject();
+  return w.str() + '\n';
+}
+
+}  // namespace loopdyn::cli

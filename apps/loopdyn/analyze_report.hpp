@@ -1,0 +1,35 @@
+#pragma once
+/// The report of `loopdyn analyze`: constraint structure (rank, redundancy, singularity) and
+/// reaction uniqueness, as text tables for a person or as one JSON object for a program.
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/kinematics/assembly.hpp"
+#include "loopdyn/model/model.hpp"
+
+namespace loopdyn::cli {
+
+struct AnalysisResults {
+  std::string path;
+  const Model* model = nullptr;
+  const AssemblyResult* assembly = nullptr;
+  RankReport rank;
+  UniquenessReport uniqueness;
+  /// Warnings about how far the answers can be trusted (singular configuration, small margins,
+  /// methods that disagree), one sentence each.
+  std::vector<std::string> warnings;
+};
+
+/// Decisions closer than this many decades to their thresholds are reported as warnings.
+inline constexpr double kSmallMargin = 2.0;
+
+/// Fills results.warnings from the rank and uniqueness reports.
+void collectWarnings(AnalysisResults& results);
+
+std::string analysisText(const AnalysisResults& results);
+std::string analysisJson(const AnalysisResults& results);
+
+}  // namespace loopdyn::cli

@@ -1,0 +1,106 @@
+#pragma once
+/// Which joint reactions a rigid model determines uniquely (paper 001, sect. 3; paper 000,
+/// sect. 3), pair by pair, multiplier by multiplier, force/moment component by component, and for
+/// groups of pairs acting on one common body.
+///
+/// In an overconstrained model the multipliers lambda are fixed only up to a self-equilibrated
+/// set (the null space of C^T); a reaction is unique when no such set changes it. The tests and
+/// their thresholds are in analysis/uniqueness_methods.hpp; docs/uniqueness.md explains the
+/// output. Everything here holds at the given configuration: at a singular configuration the
+/// answer can differ from the one at neighbouring configurations (see RankReport::singular).
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/analysis/uniqueness_methods.hpp"
+#include "loopdyn/kinematics/constraint_evaluation.hpp"
+#include "loopdyn/kinematics/state.hpp"
+#include "loopdyn/model/model.hpp"
+
+namespace loopdyn {
+
+struct UniquenessOptions {
+  /// Methods to run; the first one decides, the others are checked against it.
+  std::vector<UniquenessMethod> methods = {UniquenessMethod::QR, UniquenessMethod::Rank, UniquenessMethod::SVD,
+                                           UniquenessMethod::Nullspace};
+  Scalar rank_threshold = kRankThreshold;
+  Scalar uniqueness_threshold = kUniquenessThreshold;
+  /// Groups tested in addition to the model's own (see resolveGroup).
+  std::vector<Group> extra_groups;
+};
+
+/// One method's answers about one element: the element itself and each of its multipliers.
+struct MethodResult {
+  UniquenessMethod method = UniquenessMethod::QR;
+  Decision reaction;
+  std::vector<Decision> components;  ///< one per equation of the element, in its order
+
+  /// Every multiplier of the element is unique (paper 000's "second step").
+  bool componentsUnique() const;
+};
+
+/// Whether a tested element (a pair's reaction, a group's resultant) is unique.
+struct ElementUniqueness {
+  std::vector<int> equations;         ///< rows of C whose multipliers make up the element
+  std::vector<MethodResult> methods;  ///< in the order requested; methods[0] decides
+
+  bool unique() const { return methods.front().reaction.unique; }
+  bool componentsUnique() const { return methods.front().componentsUnique(); }
+  /// The equations (rows of C) whose multipliers are unique.
+  std::vector<int> uniqueComponents() const;
+  /// Margin of the deciding method's answer about the element (decades; see Decision).
+  Scalar margin() const { return methods.front().reaction.margin; }
+  /// All methods give the same answers for the element and for each of its multipliers.
+  bool methodsAgree() const;
+};
+
+/// What is known about one physical component of a reaction.
+enum class ComponentStatus {
+  Unique,
+  NonUnique,
+  NotTransmitted,  ///< identically zero: the pair cannot transmit it (e.g. a revolute's moment about its axis)
+};
+
+std::string_view componentStatusName(ComponentStatus status);
+
+struct PairUniqueness {
+  int pair = 0;  ///< index into Model::pairs()
+  ElementUniqueness reaction;
+  /// The wrench the pair exerts on its first body at the pair's point (pairFrame), component by
+  /// component in the order of wrenchComponents(dimension): in world axes and in the joint frame.
+  std::vector<ComponentStatus> global, joint;
+  /// All methods agree on every physical component.
+  bool physical_methods_agree = true;
+};
+
+struct GroupUniqueness {
+  Group group;
+  /// The resultant wrench of the group's pairs on the group's body, reduced to one point (the
+  /// world origin for the ground, the body's centre of mass otherwise). Its "components" are the
+  /// members' multipliers: a unique resultant can have non-unique components.
+  ElementUniqueness resultant;
+};
+
+struct UniquenessReport {
+  std::vector<UniquenessMethod> methods;
+  std::vector<int> ranks;  ///< rank of C per method, in the order of `methods`
+  int rank = 0;            ///< as the deciding method found it
+  int redundancy = 0;      ///< m + h - rank
+  Scalar rank_threshold = kRankThreshold;
+  Scalar uniqueness_threshold = kUniquenessThreshold;
+  std::vector<PairUniqueness> pairs;  ///< one per Model::pairs() entry, same order
+  std::vector<GroupUniqueness> groups;
+
+  /// All methods agree on every pair, component and group.
+  bool methodsAgree() const;
+  /// The smallest margin of any decision about a pair or group reaction.
+  Scalar smallestMargin() const;
+};
+
+/// Runs the uniqueness analysis at state x (assumed assembled). Evaluates the constraints into
+/// ws. Throws InvalidArgument for an empty method list or wrong state sizes.
+UniquenessReport analyzeReactionUniqueness(const Model& model, KinematicsWorkspace& ws, const State& x,
+                                           const UniquenessOptions& options = {});
+
+}  // namespace loopdyn

@@ -1,0 +1,189 @@
+#include "loopdyn/analysis/reaction_uniqueness.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "loopdyn/common/check.hpp"
+#include "loopdyn/kinematics/pair_wrench.hpp"
+#include "loopdyn/kinematics/scaling.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+/// Everything the element tests share: the scaled matrix, its scaling and one test per method.
+struct Setup {
+  ConstraintScaling scaling;
+  Scalar length = 1;
+  std::vector<UniquenessTest> tests;
+  std::vector<std::vector<Decision>> components;  ///< per method, per row of C
+};
+
+/// K acting on the scaled multipliers (lambda = diag(row) lambda_s), with moment rows divided by
+/// the characteristic length so that force and moment rows are comparable.
+MatX scaledWrenchRows(const Setup& s, const WrenchMap& W, int row, int nc) {
+  MatX K = MatX::Zero(6, nc);
+  for (Eigen::Index i = 0; i < W.cols(); ++i) K.col(row + i) = W.col(i) * s.scaling.row(row + i);
+  K.bottomRows(3) /= s.length;
+  return K;
+}
+
+ComponentStatus classify(const Decision& d) { return d.unique ? ComponentStatus::Unique : ComponentStatus::NonUnique; }
+
+/// Status of each physical component of a wrench map, per method (the first decides).
+std::vector<ComponentStatus> physicalComponents(const Model& model, const Setup& s, const WrenchMap& W, int row,
+                                                bool& agree, Scalar threshold) {
+  const MatX K = scaledWrenchRows(s, W, row, model.nc());
+  const Scalar largest = K.rowwise().norm().maxCoeff();
+  std::vector<ComponentStatus> statuses;
+  for (int k : wrenchComponents(model.dimension())) {
+    if (K.row(k).norm() <= threshold * largest) {
+      statuses.push_back(ComponentStatus::NotTransmitted);
+      continue;
+    }
+    const ComponentStatus first = classify(s.tests.front().element(K.row(k)));
+    for (std::size_t t = 1; t < s.tests.size(); ++t)
+      if (classify(s.tests[t].element(K.row(k))) != first) agree = false;
+    statuses.push_back(first);
+  }
+  return statuses;
+}
+
+/// An element whose reaction decisions are given per method, with its multipliers' decisions.
+template <typename DecideReaction>
+ElementUniqueness makeElement(const Setup& s, std::vector<int> equations, DecideReaction decide) {
+  ElementUniqueness e;
+  e.equations = std::move(equations);
+  for (std::size_t t = 0; t < s.tests.size(); ++t) {
+    MethodResult result;
+    result.method = s.tests[t].method();
+    result.reaction = decide(s.tests[t]);
+    for (int row : e.equations) result.components.push_back(s.components[t][static_cast<std::size_t>(row)]);
+    e.methods.push_back(std::move(result));
+  }
+  return e;
+}
+
+std::vector<int> rowRange(int row, int rows) {
+  std::vector<int> out(static_cast<std::size_t>(rows));
+  for (int k = 0; k < rows; ++k) out[static_cast<std::size_t>(k)] = row + k;
+  return out;
+}
+
+PairUniqueness analyzePair(const Model& model, const KinematicsWorkspace& ws, const Setup& s, int index,
+                           Scalar threshold) {
+  const Pair& pair = model.pairs()[static_cast<std::size_t>(index)];
+  PairUniqueness out;
+  out.pair = index;
+  out.reaction = makeElement(s, rowRange(pair.row, pair.rows),
+                             [&](const UniquenessTest& test) { return test.pair(pair.row, pair.rows); });
+  // physical reading: the wrench on the first body at the pair's point, world and joint axes
+  const PairFrame frame = pairFrame(model, ws, index);
+  WrenchMap W;
+  pairWrenchMap(model, ws, index, frame.body, frame.point, W);
+  out.global = physicalComponents(model, s, W, pair.row, out.physical_methods_agree, threshold);
+  WrenchMap W_joint(6, W.cols());
+  W_joint.topRows(3) = frame.orientation.transpose() * W.topRows(3);
+  W_joint.bottomRows(3) = frame.orientation.transpose() * W.bottomRows(3);
+  out.joint = physicalComponents(model, s, W_joint, pair.row, out.physical_methods_agree, threshold);
+  return out;
+}
+
+GroupUniqueness analyzeGroup(const Model& model, const KinematicsWorkspace& ws, const Setup& s, const Group& group) {
+  // resultant on the group's body, reduced to the world origin (ground) or its centre of mass
+  const Vec3 point = group.body == kGround ? Vec3::Zero() : ws.motion[static_cast<std::size_t>(group.body)].r;
+  MatX K = MatX::Zero(6, model.nc());
+  std::vector<int> equations;
+  WrenchMap W;
+  for (int index : group.pairs) {
+    const Pair& pair = model.pairs()[static_cast<std::size_t>(index)];
+    pairWrenchMap(model, ws, index, group.body, point, W);
+    K += scaledWrenchRows(s, W, pair.row, model.nc());
+    for (int row : rowRange(pair.row, pair.rows)) equations.push_back(row);
+  }
+  GroupUniqueness out;
+  out.group = group;
+  out.resultant = makeElement(s, std::move(equations), [&](const UniquenessTest& test) { return test.element(K); });
+  return out;
+}
+
+}  // namespace
+
+bool MethodResult::componentsUnique() const {
+  return std::all_of(components.begin(), components.end(), [](const Decision& d) { return d.unique; });
+}
+
+std::vector<int> ElementUniqueness::uniqueComponents() const {
+  std::vector<int> out;
+  const MethodResult& first = methods.front();
+  for (std::size_t k = 0; k < equations.size(); ++k)
+    if (first.components[k].unique) out.push_back(equations[k]);
+  return out;
+}
+
+bool ElementUniqueness::methodsAgree() const {
+  const MethodResult& first = methods.front();
+  for (const MethodResult& other : methods) {
+    if (other.reaction.unique != first.reaction.unique) return false;
+    for (std::size_t k = 0; k < first.components.size(); ++k)
+      if (other.components[k].unique != first.components[k].unique) return false;
+  }
+  return true;
+}
+
+std::string_view componentStatusName(ComponentStatus status) {
+  switch (status) {
+    case ComponentStatus::Unique: return "unique";
+    case ComponentStatus::NonUnique: return "non-unique";
+    case ComponentStatus::NotTransmitted: return "not transmitted";
+  }
+  return "";
+}
+
+bool UniquenessReport::methodsAgree() const {
+  for (const PairUniqueness& p : pairs)
+    if (!p.reaction.methodsAgree() || !p.physical_methods_agree) return false;
+  for (const GroupUniqueness& g : groups)
+    if (!g.resultant.methodsAgree()) return false;
+  return std::all_of(ranks.begin(), ranks.end(), [&](int r) { return r == rank; });
+}
+
+Scalar UniquenessReport::smallestMargin() const {
+  Scalar margin = std::numeric_limits<Scalar>::infinity();
+  for (const PairUniqueness& p : pairs) margin = std::min(margin, p.reaction.margin());
+  for (const GroupUniqueness& g : groups) margin = std::min(margin, g.resultant.margin());
+  return margin;
+}
+
+UniquenessReport analyzeReactionUniqueness(const Model& model, KinematicsWorkspace& ws, const State& x,
+                                           const UniquenessOptions& options) {
+  LOOPDYN_CHECK(!options.methods.empty(), "at least one uniqueness method must be chosen");
+  evaluateConstraints(model, ws, x);
+  Setup s;
+  s.scaling = constraintScaling(model);
+  s.length = model.characteristicLength();
+  const MatX C_s = s.scaling.row.asDiagonal() * ws.C * s.scaling.col.asDiagonal();
+
+  UniquenessReport report;
+  report.methods = options.methods;
+  report.rank_threshold = options.rank_threshold;
+  report.uniqueness_threshold = options.uniqueness_threshold;
+  for (UniquenessMethod method : options.methods) {
+    s.tests.emplace_back(method, C_s, options.rank_threshold, options.uniqueness_threshold);
+    report.ranks.push_back(s.tests.back().rank());
+    // second step, row by row: done once and shared by pairs and groups
+    std::vector<Decision> rows;
+    for (int row = 0; row < model.nc(); ++row) rows.push_back(s.tests.back().component(row));
+    s.components.push_back(std::move(rows));
+  }
+  report.rank = report.ranks.front();
+  report.redundancy = model.nc() - report.rank;
+
+  for (int index = 0; index < static_cast<int>(model.pairs().size()); ++index)
+    report.pairs.push_back(analyzePair(model, ws, s, index, options.uniqueness_threshold));
+  for (const Group& group : model.groups()) report.groups.push_back(analyzeGroup(model, ws, s, group));
+  for (const Group& group : options.extra_groups) report.groups.push_back(analyzeGroup(model, ws, s, group));
+  return report;
+}
+
+}  // namespace loopdyn
