@@ -13,6 +13,14 @@ Model loadModel(const std::string& name) { return compile(io::readModelFile(mode
 
 namespace {
 
+/// "b3" from ("b", 3). (Written out because GCC 12 warns falsely (-Wrestrict) on
+/// "literal" + std::to_string(...) once inlined.)
+std::string numbered(const char* prefix, std::size_t k) {
+  std::string out = prefix;
+  out += std::to_string(k);
+  return out;
+}
+
 Vec3 randomVec(std::mt19937& rng, Scalar scale) {
   std::uniform_real_distribution<Scalar> u(-scale, scale);
   return Vec3(u(rng), u(rng), u(rng));
@@ -44,10 +52,10 @@ ModelSpec everyPairTypeSpec(int dimension, std::mt19937& rng) {
                                         JointType::Fixed,     JointType::Distance,  JointType::KnifeEdge};
   for (int b = 0; b < 3; ++b) {
     BodySpec body;
-    body.name = "b" + std::to_string(b);
+    body.name = numbered("b", b);
     body.mass = 1;
     body.inertia = Mat3::Identity();
-    for (int k = 0; k < 4; ++k) body.markers.push_back(randomMarker("m" + std::to_string(k), dimension, rng));
+    for (int k = 0; k < 4; ++k) body.markers.push_back(randomMarker(numbered("m", k), dimension, rng));
     spec.bodies.push_back(body);
   }
   spec.ground_markers.push_back(randomMarker("g", dimension, rng));
@@ -56,11 +64,11 @@ ModelSpec everyPairTypeSpec(int dimension, std::mt19937& rng) {
     if (!jointTypeAllowed(type, dimension)) continue;
     // alternate between body-body and ground-body pairs so both paths are exercised
     JointSpec j;
-    j.name = "j" + std::to_string(count);
+    j.name = numbered("j", count);
     j.type = type;
     const bool to_ground = count % 3 == 2;
-    j.first = to_ground ? MarkerRef{"ground", "g", {}} : MarkerRef{"b" + std::to_string(count % 3), "m1", {}};
-    j.second = MarkerRef{"b" + std::to_string((count + 1) % 3), "m2", {}};
+    j.first = to_ground ? MarkerRef{"ground", "g", {}} : MarkerRef{numbered("b", count % 3), "m1", {}};
+    j.second = MarkerRef{numbered("b", (count + 1) % 3), "m2", {}};
     if (type == JointType::KnifeEdge) j.first = MarkerRef{"b1", "m3", {}};
     j.length = 0.8;
     spec.joints.push_back(j);
@@ -69,7 +77,7 @@ ModelSpec everyPairTypeSpec(int dimension, std::mt19937& rng) {
   // drivers on a rotation, a translation and a distance, with profiles that vary in time
   auto addDriver = [&](const std::string& joint, DriverTarget target, Profile profile) {
     DriverSpec d;
-    d.name = "drive_" + std::to_string(spec.drivers.size());
+    d.name = numbered("drive_", spec.drivers.size());
     d.target = target;
     d.joint = joint;
     d.profile = std::move(profile);
@@ -138,7 +146,7 @@ ModelSpec randomMechanismSpec(int dimension, std::mt19937& rng, const RandomMech
   spec.dimension = dimension;
   for (int b = 0; b < options.bodies; ++b) {
     BodySpec body;
-    body.name = "b" + std::to_string(b);
+    body.name = numbered("b", b);
     body.mass = 1 + 0.5 * u(rng);
     body.inertia = Mat3::Identity() * (0.2 + 0.1 * u(rng));
     body.position = 2 * randomVec(rng, 1);
@@ -168,7 +176,7 @@ ModelSpec randomMechanismSpec(int dimension, std::mt19937& rng, const RandomMech
   for (int b = 0; b < options.bodies; ++b) {
     const int parent = options.serial ? b - 1 : std::uniform_int_distribution<int>(-1, b - 1)(rng);
     tree_joints.push_back(spec.joints.size());
-    addJointAt(spec, "t" + std::to_string(b), pick(types), parent, b, pointNear(parent, b),
+    addJointAt(spec, numbered("t", b), pick(types), parent, b, pointNear(parent, b),
                randomRotation(rng, dimension), rng);
   }
   std::vector<JointType> all = types;
@@ -176,13 +184,13 @@ ModelSpec randomMechanismSpec(int dimension, std::mt19937& rng, const RandomMech
     const int b1 = std::uniform_int_distribution<int>(-1, options.bodies - 1)(rng);
     int b2 = std::uniform_int_distribution<int>(0, options.bodies - 1)(rng);
     if (b2 == b1) b2 = (b2 + 1) % options.bodies;
-    addJointAt(spec, "c" + std::to_string(k), pick(all), b1, b2, pointNear(b1, b2), randomRotation(rng, dimension),
+    addJointAt(spec, numbered("c", k), pick(all), b1, b2, pointNear(b1, b2), randomRotation(rng, dimension),
                rng);
   }
   // redundant bearings: a copy of a tree joint, both markers moved by the same amount along its axis
   for (int k = 0; k < options.duplicate_joints && !tree_joints.empty(); ++k) {
     JointSpec copy = spec.joints[tree_joints[static_cast<std::size_t>(k) % tree_joints.size()]];
-    copy.name = "d" + std::to_string(k);
+    copy.name = numbered("d", k);
     const bool shiftable = dimension == 3 && (copy.type == JointType::Revolute || copy.type == JointType::Cylindrical ||
                                               copy.type == JointType::Prismatic);
     const Scalar shift = shiftable ? u(rng) : 0;
@@ -204,7 +212,7 @@ ModelSpec randomMechanismSpec(int dimension, std::mt19937& rng, const RandomMech
   }
   for (int k = 0; k < options.knife_edges && dimension == 2; ++k) {
     const int b = std::uniform_int_distribution<int>(0, options.bodies - 1)(rng);
-    addJointAt(spec, "w" + std::to_string(k), JointType::KnifeEdge, b, -1, pointNear(b, b), randomRotation(rng, 2),
+    addJointAt(spec, numbered("w", k), JointType::KnifeEdge, b, -1, pointNear(b, b), randomRotation(rng, 2),
                rng);
   }
   return spec;
