@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   libeigen3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libsundials-dev
 )
 
 missing=()

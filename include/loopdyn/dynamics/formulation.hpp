@@ -1,0 +1,105 @@
+#pragma once
+/// Forward dynamics in absolute coordinates: accelerations a and multipliers lambda from
+///   [M C^T; C 0] [a; lambda] = [F; Gamma]                              (paper 001, eq. (11))
+/// for a constraint matrix C that may be rank-deficient (redundant constraints).
+///
+/// Both formulations here work in mass-normalised coordinates z = L^T a (M = L L^T, Cholesky)
+/// with the scaled multipliers lambda_s = diag(row)^-1 lambda (kinematics/scaling.hpp): with
+/// A = diag(row) C L^-T the problem is Gauss's principle, min |z - z0|^2 subject to A z = Gamma_s,
+/// z0 = L^-1 F; the constraint force is C^T lambda = L (z0 - z).
+///
+///   lagrange     z = z0 + A^+ (Gamma_s - A z0), lambda_s = (A^T)^+ (z0 - z) by a complete
+///                orthogonal decomposition: the accelerations are the unique ones, and of the
+///                infinitely many multiplier vectors the one of least (scaled) norm is returned.
+///                That choice decides every non-unique reaction.
+///   elimination  only the rows `kept` are used (paper 001, sect. 3.1): (A_K A_K^T) lambda_K =
+///                A_K z0 - Gamma_K by Cholesky; the eliminated multipliers are zero. The kept rows
+///                must be independent; they are chosen by QR with column pivoting of C^T
+///                (analysis/constraint_rank.hpp) or named by the user.
+///
+/// Baumgarte stabilisation (optional) replaces Gamma by Gamma - 2 alpha (C v + b) - beta^2 Phi.
+
+#include <Eigen/Cholesky>
+#include <Eigen/QR>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "loopdyn/kinematics/constraint_evaluation.hpp"
+#include "loopdyn/kinematics/scaling.hpp"
+#include "loopdyn/kinematics/state.hpp"
+#include "loopdyn/model/model.hpp"
+
+namespace loopdyn {
+
+/// Everything one dynamics evaluation needs, sized once for a model. One per thread.
+struct DynamicsWorkspace {
+  explicit DynamicsWorkspace(const Model& model);
+
+  KinematicsWorkspace kin;
+  MatX M;        ///< nv x nv
+  VecX F, F_nc;  ///< applied generalized forces; their non-conservative part
+  VecX a;        ///< accelerations, nv
+  VecX lambda;   ///< multipliers, m + h (zero for eliminated rows)
+  VecX Gamma;    ///< the Gamma used (with Baumgarte terms if any)
+
+  // scratch
+  ConstraintScaling scaling;
+  Eigen::LLT<MatX> mass_llt;
+  MatX At;  ///< L^-1 C^T diag(row), nv x rows used
+  VecX z0, z, r;
+  Eigen::CompleteOrthogonalDecomposition<MatX> cod;
+  Eigen::LLT<MatX> gram_llt;
+  MatX gram;
+};
+
+struct Baumgarte {
+  Scalar alpha = 0;  ///< 1/s; 0 with beta = 0: off
+  Scalar beta = 0;   ///< 1/s
+};
+
+class Formulation {
+ public:
+  virtual ~Formulation() = default;
+  virtual std::string_view name() const = 0;
+  /// Fills ws.a, ws.lambda (and ws.kin, ws.M, ws.F, ws.F_nc) at state x. Returns "" on success,
+  /// otherwise what went wrong, naming the equations involved.
+  virtual std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const = 0;
+  /// Rows of C whose multipliers the formulation sets to zero by construction.
+  virtual std::vector<int> eliminatedEquations() const { return {}; }
+
+  Baumgarte baumgarte;
+};
+
+class LagrangeFormulation final : public Formulation {
+ public:
+  /// rank_threshold: relative, on the singular values of A (see kRankThreshold).
+  explicit LagrangeFormulation(Scalar rank_threshold = 1e-9) : rank_threshold_(rank_threshold) {}
+  std::string_view name() const override { return "lagrange"; }
+  std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
+
+ private:
+  Scalar rank_threshold_;
+};
+
+class EliminationFormulation final : public Formulation {
+ public:
+  /// eliminated: rows of C removed from the equations (their multipliers are reported as zero).
+  EliminationFormulation(const Model& model, std::vector<int> eliminated);
+  std::string_view name() const override { return "elimination"; }
+  std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
+  std::vector<int> eliminatedEquations() const override { return eliminated_; }
+
+ private:
+  std::vector<int> eliminated_, kept_;
+};
+
+/// The equations QR with column pivoting of C^T marks dependent at x (paper 001, sect. 3.1).
+std::vector<int> dependentEquations(const Model& model, KinematicsWorkspace& ws, const State& x);
+
+/// Rows of C by equation name ("C.y", "W4"); throws InvalidArgument naming an unknown one.
+std::vector<int> equationRows(const Model& model, const std::vector<std::string>& names);
+
+}  // namespace loopdyn

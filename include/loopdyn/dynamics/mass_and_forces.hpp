@@ -1,0 +1,29 @@
+#pragma once
+/// Mass matrix, applied generalized forces and energies in absolute coordinates.
+///
+/// Velocity coordinates per body: centre-of-mass velocity and angular velocity (world frame), so
+/// M = blockdiag(m I, I_W) with I_W = R J R^T (2D: diag(m, m, J)), and a force F applied at a
+/// point P of body b contributes (F, (P - r_b) x F). The gyroscopic term -w x (I_W w) is part of
+/// the right-hand side (paper 001, eq. (10): F contains "the velocity dependent inertia terms").
+
+#include "loopdyn/common/types.hpp"
+#include "loopdyn/kinematics/state.hpp"
+#include "loopdyn/model/model.hpp"
+
+namespace loopdyn {
+
+/// Fills M (nv x nv, block diagonal) from the bodies' orientations in `motion` (per body).
+void massMatrix(const Model& model, const std::vector<BodyMotion>& motion, MatX& M);
+
+/// Generalized applied forces at time t: F (all of them, with gravity and the gyroscopic terms)
+/// and F_nc, the part that is not conservative (body loads, joint efforts, damping), whose power
+/// F_nc . v enters the energy balance. Sizes nv; `motion` as evaluated at the state.
+void appliedForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc);
+
+/// Kinetic energy 1/2 v^T M v.
+Scalar kineticEnergy(const Model& model, const std::vector<BodyMotion>& motion);
+
+/// Potential energy of gravity and of the springs (zero at the world origin / free length).
+Scalar potentialEnergy(const Model& model, const std::vector<BodyMotion>& motion);
+
+}  // namespace loopdyn

@@ -1,0 +1,82 @@
+#pragma once
+/// Adaptive and fixed-step ODE integration over SUNDIALS, one internal step at a time, with dense
+/// output inside the last step and a reset for states changed between steps (projection).
+///
+///   dopri5  ARKODE explicit Dormand-Prince 5(4), 7 stages, FSAL (like MATLAB's ode45)
+///   bs23    ARKODE explicit Bogacki-Shampine 3(2), 4 stages (like ode23)
+///   adams   CVODE variable-order Adams-Moulton, orders 1-12, fixed-point corrector (like ode113)
+///
+/// Error control is SUNDIALS': the weighted RMS norm of the local error estimate with weights
+/// 1 / (rtol |y_i| + atol) must not exceed 1.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "loopdyn/common/types.hpp"
+
+namespace loopdyn::ode {
+
+enum class Method { Dopri5, Bs23, Adams };
+
+std::string_view methodName(Method method);
+std::optional<Method> methodFromName(std::string_view name);
+
+struct Options {
+  Scalar rtol = 1e-8;
+  Scalar atol = 1e-10;
+  Scalar max_step = 0;      ///< 0: no limit
+  /// Smallest step before the integrator gives up (a step-size collapse); 0: SUNDIALS' default.
+  Scalar min_step = 0;
+  /// Accepted steps before a simulation gives up (enforced by the caller's loop).
+  long max_steps = 1'000'000;
+};
+
+struct Statistics {
+  long steps = 0;            ///< accepted steps
+  long rejected_steps = 0;   ///< error-test failures (and corrector failures for adams)
+  long rhs_evaluations = 0;
+};
+
+/// The right-hand side ydot = f(t, y). Returns 0 on success, a positive value when the step
+/// should be retried smaller, a negative value to stop (the integrator reports it).
+using Rhs = std::function<int(Scalar t, const Scalar* y, Scalar* ydot)>;
+
+/// What a call to step() did.
+struct StepResult {
+  bool ok = true;
+  std::string message;  ///< on failure: SUNDIALS' reason in words, with the time reached
+};
+
+class Integrator {
+ public:
+  Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const Options& options);
+  ~Integrator();
+  Integrator(const Integrator&) = delete;
+  Integrator& operator=(const Integrator&) = delete;
+
+  /// One internal step, never past t_stop.
+  StepResult step(Scalar t_stop);
+  /// Time and state after the last step (or reset).
+  Scalar time() const { return t_; }
+  const VecX& state() const { return y_; }
+  /// The solution at t inside the last step, from the method's dense output.
+  void interpolate(Scalar t, VecX& y) const;
+  /// Continue from (t, y) instead of the current state (after a projection): the step size is
+  /// kept for the Runge-Kutta methods; Adams restarts at order 1.
+  void reset(Scalar t, const VecX& y);
+  Statistics statistics() const;
+  Method method() const { return method_; }
+
+ private:
+  struct Sundials;
+  Method method_;
+  Rhs rhs_;
+  Scalar t_ = 0;
+  VecX y_;
+  std::unique_ptr<Sundials> s_;
+};
+
+}  // namespace loopdyn::ode

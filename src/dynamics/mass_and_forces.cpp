@@ -1,0 +1,140 @@
+#include "loopdyn/dynamics/mass_and_forces.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+const BodyMotion& motionOf(const std::vector<BodyMotion>& motion, BodyIndex b) {
+  static const BodyMotion ground = [] {
+    BodyMotion m;
+    m.ground = true;
+    return m;
+  }();
+  return b == kGround ? ground : motion[static_cast<std::size_t>(b)];
+}
+
+Vec3 worldPoint(const BodyMotion& m, const MarkerFrame& marker) { return m.r + m.R * marker.position; }
+Vec3 worldVelocity(const BodyMotion& m, const Vec3& point) { return m.v + m.w.cross(point - m.r); }
+
+/// Adds force f at world point p and torque tau on body b to the generalized force vector.
+void addWrench(const Model& model, const std::vector<BodyMotion>& motion, BodyIndex b, const Vec3& p, const Vec3& f,
+               const Vec3& tau, VecX& F) {
+  if (b == kGround) return;
+  const int o = b * model.vPerBody();
+  const Vec3 moment = tau + (p - motion[static_cast<std::size_t>(b)].r).cross(f);
+  if (model.dimension() == 2) {
+    F.segment<2>(o) += f.head<2>();
+    F(o + 2) += moment.z();
+  } else {
+    F.segment<3>(o) += f;
+    F.segment<3>(o + 3) += moment;
+  }
+}
+
+/// Rotational inertia about the centre of mass in world axes.
+Mat3 worldInertia(const Model& model, const Body& body, const BodyMotion& m) {
+  if (model.dimension() == 2) return Mat3::Identity() * body.inertia(2, 2);
+  return m.R * body.inertia * m.R.transpose();
+}
+
+}  // namespace
+
+void massMatrix(const Model& model, const std::vector<BodyMotion>& motion, MatX& M) {
+  const int nv = model.vPerBody();
+  M.setZero(model.nv(), model.nv());
+  for (int b = 0; b < model.nb(); ++b) {
+    const Body& body = model.bodies()[static_cast<std::size_t>(b)];
+    const int o = b * nv;
+    if (nv == 3) {
+      M(o, o) = M(o + 1, o + 1) = body.mass;
+      M(o + 2, o + 2) = body.inertia(2, 2);
+    } else {
+      M.block<3, 3>(o, o) = Mat3::Identity() * body.mass;
+      M.block<3, 3>(o + 3, o + 3) = worldInertia(model, body, motion[static_cast<std::size_t>(b)]);
+    }
+  }
+}
+
+void appliedForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc) {
+  F.setZero(model.nv());
+  F_nc.setZero(model.nv());
+  const Vec3 zero = Vec3::Zero();
+  // gravity at the centres of mass; gyroscopic terms -w x (I_W w) (3D)
+  for (int b = 0; b < model.nb(); ++b) {
+    const Body& body = model.bodies()[static_cast<std::size_t>(b)];
+    const BodyMotion& m = motion[static_cast<std::size_t>(b)];
+    Vec3 gyro = Vec3::Zero();
+    if (model.dimension() == 3) gyro = -m.w.cross(worldInertia(model, body, m) * m.w);
+    addWrench(model, motion, b, m.r, body.mass * model.gravity(), gyro, F);
+  }
+  for (const Force& force : model.forces()) {
+    const ForceSpec& spec = force.spec;
+    switch (spec.type) {
+      case ForceType::SpringDamper: {
+        const BodyMotion &m1 = motionOf(motion, force.first.body), &m2 = motionOf(motion, force.second.body);
+        const Vec3 p1 = worldPoint(m1, force.first), p2 = worldPoint(m2, force.second);
+        const Vec3 d = p2 - p1;
+        const Scalar length = d.norm();
+        if (length <= 0) break;  // coincident ends: no direction, no force
+        const Vec3 u = d / length;
+        const Scalar rate = u.dot(worldVelocity(m2, p2) - worldVelocity(m1, p1));
+        const Scalar elastic = spec.stiffness * (length - spec.free_length), damping = spec.damping * rate;
+        // tension pulls the ends together
+        for (const auto& [k, into] : {std::pair{elastic + damping, &F}, std::pair{damping, &F_nc}}) {
+          addWrench(model, motion, force.first.body, p1, k * u, zero, *into);
+          addWrench(model, motion, force.second.body, p2, -k * u, zero, *into);
+        }
+        break;
+      }
+      case ForceType::BodyLoad: {
+        const Scalar scale = spec.profile.evaluate(t).f;
+        const Vec3 p = worldPoint(motionOf(motion, force.first.body), force.first);
+        for (VecX* into : {&F, &F_nc}) addWrench(model, motion, force.first.body, p, scale * spec.force, scale * spec.torque, *into);
+        break;
+      }
+      case ForceType::JointEffort: {
+        const Joint& joint = model.joints()[static_cast<std::size_t>(force.joint)];
+        const Scalar value = spec.profile.evaluate(t).f;
+        const BodyMotion &m1 = motionOf(motion, joint.first.body), &m2 = motionOf(motion, joint.second.body);
+        const Mat3 frame = m1.R * joint.first.orientation;
+        const Vec3 p2 = worldPoint(m2, joint.second);
+        const bool translation = joint.type == JointType::Prismatic;
+        Vec3 axis = frame.col(2);
+        if (model.dimension() == 2) axis = translation ? Vec3(frame.col(0)) : Vec3::UnitZ();
+        // along the joint's coordinate on the second body, the opposite on the first
+        const Vec3 f = translation ? Vec3(value * axis) : zero, tau = translation ? zero : Vec3(value * axis);
+        for (VecX* into : {&F, &F_nc}) {
+          addWrench(model, motion, joint.second.body, p2, f, tau, *into);
+          addWrench(model, motion, joint.first.body, p2, -f, -tau, *into);
+        }
+        break;
+      }
+    }
+  }
+}
+
+Scalar kineticEnergy(const Model& model, const std::vector<BodyMotion>& motion) {
+  Scalar T = 0;
+  for (int b = 0; b < model.nb(); ++b) {
+    const Body& body = model.bodies()[static_cast<std::size_t>(b)];
+    const BodyMotion& m = motion[static_cast<std::size_t>(b)];
+    T += 0.5 * body.mass * m.v.squaredNorm() + 0.5 * m.w.dot(worldInertia(model, body, m) * m.w);
+  }
+  return T;
+}
+
+Scalar potentialEnergy(const Model& model, const std::vector<BodyMotion>& motion) {
+  Scalar V = 0;
+  for (int b = 0; b < model.nb(); ++b)
+    V -= model.bodies()[static_cast<std::size_t>(b)].mass * model.gravity().dot(motion[static_cast<std::size_t>(b)].r);
+  for (const Force& force : model.forces()) {
+    if (force.spec.type != ForceType::SpringDamper) continue;
+    const Vec3 d = worldPoint(motionOf(motion, force.second.body), force.second) -
+                   worldPoint(motionOf(motion, force.first.body), force.first);
+    const Scalar stretch = d.norm() - force.spec.free_length;
+    V += 0.5 * force.spec.stiffness * stretch * stretch;
+  }
+  return V;
+}
+
+}  // namespace loopdyn

@@ -1,0 +1,164 @@
+#include "loopdyn/ode/integrator.hpp"
+
+#include <arkode/arkode_erkstep.h>
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include <array>
+#include <sstream>
+
+#include "loopdyn/common/check.hpp"
+
+namespace loopdyn::ode {
+
+namespace {
+
+constexpr std::array<std::string_view, 3> kNames{"dopri5", "bs23", "adams"};
+
+int rhsAdapter(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
+  const Rhs& rhs = *static_cast<const Rhs*>(user_data);
+  return rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
+}
+
+/// SUNDIALS messages are not printed (a library does not print); failures come back as flags and
+/// are described by describe().
+void silent(int /*error_code*/, const char* /*module*/, const char* /*function*/, char* /*msg*/, void* /*data*/) {}
+
+std::string describe(int flag, Scalar t) {
+  std::ostringstream os;
+  switch (flag) {
+    case ARK_TOO_MUCH_WORK: os << "too many steps"; break;
+    case ARK_TOO_MUCH_ACC: os << "the requested accuracy cannot be reached"; break;
+    case ARK_ERR_FAILURE: os << "step size too small: repeated error-test failures"; break;
+    case ARK_CONV_FAILURE: os << "step size too small: corrector does not converge"; break;
+    case ARK_RHSFUNC_FAIL:
+    case ARK_UNREC_RHSFUNC_ERR:
+    case ARK_REPTD_RHSFUNC_ERR: os << "the equations of motion could not be evaluated"; break;
+    default: os << "integrator error " << flag; break;
+  }
+  os << " at t = " << t << " s";
+  return os.str();
+}
+
+}  // namespace
+
+std::string_view methodName(Method method) { return kNames[static_cast<std::size_t>(method)]; }
+
+std::optional<Method> methodFromName(std::string_view name) {
+  for (std::size_t k = 0; k < kNames.size(); ++k)
+    if (kNames[k] == name) return static_cast<Method>(k);
+  return std::nullopt;
+}
+
+/// SUNDIALS objects: context, vectors wrapping our memory, the integrator's memory.
+struct Integrator::Sundials {
+  SUNContext context = nullptr;
+  N_Vector y = nullptr, dky = nullptr;
+  void* memory = nullptr;
+  SUNNonlinearSolver corrector = nullptr;  // adams
+
+  ~Sundials() {
+    if (memory != nullptr) {
+      void* m = memory;
+      if (corrector != nullptr) {
+        CVodeFree(&m);
+      } else {
+        ERKStepFree(&m);
+      }
+    }
+    if (corrector != nullptr) SUNNonlinSolFree(corrector);
+    if (y != nullptr) N_VDestroy(y);
+    if (dky != nullptr) N_VDestroy(dky);
+    if (context != nullptr) SUNContext_Free(&context);
+  }
+};
+
+Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const Options& options)
+    : method_(method), rhs_(std::move(rhs)), t_(t0), y_(y0), s_(std::make_unique<Sundials>()) {
+  LOOPDYN_CHECK(options.rtol > 0 && options.atol > 0, "tolerances must be positive");
+  const auto n = static_cast<sunindextype>(y0.size());
+  LOOPDYN_CHECK(SUNContext_Create(nullptr, &s_->context) == 0, "SUNDIALS context could not be created");
+  s_->y = N_VMake_Serial(n, y_.data(), s_->context);
+  s_->dky = N_VNew_Serial(n, s_->context);
+  if (method == Method::Adams) {
+    s_->memory = CVodeCreate(CV_ADAMS, s_->context);
+    CVodeInit(s_->memory, rhsAdapter, t0, s_->y);
+    CVodeSStolerances(s_->memory, options.rtol, options.atol);
+    s_->corrector = SUNNonlinSol_FixedPoint(s_->y, 0, s_->context);
+    CVodeSetNonlinearSolver(s_->memory, s_->corrector);
+    CVodeSetUserData(s_->memory, &rhs_);
+    if (options.min_step > 0) CVodeSetMinStep(s_->memory, options.min_step);
+    CVodeSetErrHandlerFn(s_->memory, silent, nullptr);
+    CVodeSetMaxHnilWarns(s_->memory, -1);
+    if (options.max_step > 0) CVodeSetMaxStep(s_->memory, options.max_step);
+    return;
+  }
+  s_->memory = ERKStepCreate(rhsAdapter, t0, s_->y, s_->context);
+  ERKStepSetUserData(s_->memory, &rhs_);
+  if (options.min_step > 0) ERKStepSetMinStep(s_->memory, options.min_step);
+  ERKStepSetErrHandlerFn(s_->memory, silent, nullptr);
+  ERKStepSetMaxHnilWarns(s_->memory, -1);
+  switch (method) {
+    case Method::Dopri5: ERKStepSetTableNum(s_->memory, ARKODE_DORMAND_PRINCE_7_4_5); break;
+    case Method::Bs23: ERKStepSetTableNum(s_->memory, ARKODE_BOGACKI_SHAMPINE_4_2_3); break;
+    case Method::Adams: break;
+  }
+  ERKStepSStolerances(s_->memory, options.rtol, options.atol);
+  if (options.max_step > 0) ERKStepSetMaxStep(s_->memory, options.max_step);
+}
+
+Integrator::~Integrator() = default;
+
+StepResult Integrator::step(Scalar t_stop) {
+  sunrealtype t_reached = t_;
+  int flag = 0;
+  if (method_ == Method::Adams) {
+    CVodeSetStopTime(s_->memory, t_stop);
+    flag = CVode(s_->memory, t_stop, s_->y, &t_reached, CV_ONE_STEP);
+  } else {
+    ERKStepSetStopTime(s_->memory, t_stop);
+    flag = ERKStepEvolve(s_->memory, t_stop, s_->y, &t_reached, ARK_ONE_STEP);
+  }
+  t_ = t_reached;
+  if (flag < 0) return {false, describe(flag, t_)};
+  return {};
+}
+
+void Integrator::interpolate(Scalar t, VecX& y) const {
+  y.resize(y_.size());
+  const int flag = method_ == Method::Adams ? CVodeGetDky(s_->memory, t, 0, s_->dky)
+                                            : ERKStepGetDky(s_->memory, t, 0, s_->dky);
+  LOOPDYN_CHECK(flag == 0, "dense output requested at t = ", t, " outside the last step");
+  y = Eigen::Map<const VecX>(N_VGetArrayPointer(s_->dky), y_.size());
+}
+
+void Integrator::reset(Scalar t, const VecX& y) {
+  y_ = y;
+  t_ = t;
+  if (method_ == Method::Adams) {
+    CVodeReInit(s_->memory, t, s_->y);
+  } else {
+    ERKStepReset(s_->memory, t, s_->y);
+  }
+}
+
+Statistics Integrator::statistics() const {
+  Statistics st;
+  if (method_ == Method::Adams) {
+    long fails = 0, conv = 0;
+    CVodeGetNumSteps(s_->memory, &st.steps);
+    CVodeGetNumRhsEvals(s_->memory, &st.rhs_evaluations);
+    CVodeGetNumErrTestFails(s_->memory, &fails);
+    CVodeGetNumNonlinSolvConvFails(s_->memory, &conv);
+    st.rejected_steps = fails + conv;
+  } else {
+    ERKStepGetNumSteps(s_->memory, &st.steps);
+    ERKStepGetNumRhsEvals(s_->memory, &st.rhs_evaluations);
+    ERKStepGetNumErrTestFails(s_->memory, &st.rejected_steps);
+  }
+  return st;
+}
+
+}  // namespace loopdyn::ode

@@ -1,0 +1,82 @@
+// Every integrator reaches its tolerance on a problem with a known solution.
+
+#include "loopdyn/ode/integrator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+namespace loopdyn::ode {
+namespace {
+
+/// y'' = -y, y(0) = 1, y'(0) = 0: y = cos t. Integrated over one period; the error is measured
+/// against the exact solution at the time reached.
+Scalar errorAfterOnePeriod(Method method, const Options& options, Statistics* stats = nullptr) {
+  const Rhs rhs = [](Scalar, const Scalar* y, Scalar* ydot) {
+    ydot[0] = y[1];
+    ydot[1] = -y[0];
+    return 0;
+  };
+  const Scalar T = 2 * std::numbers::pi;
+  Integrator integrator(method, rhs, 0, (VecX(2) << 1, 0).finished(), options);
+  while (integrator.time() < T) {
+    const StepResult r = integrator.step(T);
+    EXPECT_TRUE(r.ok) << r.message;
+    if (!r.ok) break;
+  }
+  if (stats != nullptr) *stats = integrator.statistics();
+  const Scalar t = integrator.time();
+  return std::hypot(integrator.state()(0) - std::cos(t), integrator.state()(1) + std::sin(t));
+}
+
+TEST(Integrator, AdaptiveMethodsReachTheirTolerance) {
+  for (Method method : {Method::Dopri5, Method::Bs23, Method::Adams}) {
+    Scalar previous = 1;
+    for (Scalar rtol : {1e-4, 1e-7, 1e-10}) {
+      Options options;
+      options.rtol = rtol;
+      options.atol = rtol;
+      Statistics stats;
+      const Scalar error = errorAfterOnePeriod(method, options, &stats);
+      // global error over one period: a bounded multiple of the local tolerance, and it must
+      // shrink as the tolerance does. Local errors accumulate over the steps: measured 0.4-60 x
+      // rtol for the Runge-Kutta pairs, up to 140 x for variable-order Adams (whose local error
+      // estimate is cruder); bounds: 100 x and 1000 x
+      const Scalar factor = method == Method::Adams ? 1000 : 100;
+      EXPECT_LT(error, factor * rtol) << methodName(method) << " rtol " << rtol;
+      EXPECT_LT(error, previous) << methodName(method) << " rtol " << rtol;
+      EXPECT_GT(stats.steps, 0);
+      EXPECT_GE(stats.rhs_evaluations, stats.steps);
+      previous = error;
+    }
+  }
+}
+
+TEST(Integrator, DenseOutputInsideTheLastStep) {
+  const Rhs rhs = [](Scalar, const Scalar* y, Scalar* ydot) {
+    ydot[0] = y[1];
+    ydot[1] = -y[0];
+    return 0;
+  };
+  Options options;
+  options.rtol = options.atol = 1e-10;
+  Integrator integrator(Method::Dopri5, rhs, 0, (VecX(2) << 1, 0).finished(), options);
+  VecX y;
+  for (int k = 0; k < 5; ++k) {
+    const Scalar t0 = integrator.time();
+    ASSERT_TRUE(integrator.step(10).ok);
+    const Scalar t = 0.5 * (t0 + integrator.time());
+    integrator.interpolate(t, y);
+    // ARKODE's Hermite interpolant: accurate to about the local tolerance
+    EXPECT_NEAR(y(0), std::cos(t), 1e-8);
+  }
+}
+
+TEST(Integrator, NamesRoundTrip) {
+  for (Method m : {Method::Dopri5, Method::Bs23, Method::Adams}) EXPECT_EQ(methodFromName(methodName(m)), m);
+  EXPECT_FALSE(methodFromName("euler"));
+}
+
+}  // namespace
+}  // namespace loopdyn::ode
