@@ -9,4 +9,7 @@ namespace loopdyn::cli {
 /// Sets exit_code when it runs.
 void addAnalyzeCommand(CLI::App& app, int& exit_code);
 
+/// `loopdyn simulate MODEL --t-end T --out FILE.csv [...]`: forward dynamics with reactions.
+void addSimulateCommand(CLI::App& app, int& exit_code);
+
 }  // namespace loopdyn::cli

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = loopdyn::cli::kExitOk;
   loopdyn::cli::addAnalyzeCommand(app, exit_code);
+  loopdyn::cli::addSimulateCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

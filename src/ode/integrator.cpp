@@ -1,5 +1,6 @@
 #include "loopdyn/ode/integrator.hpp"
 
+#include <arkode/arkode_arkstep.h>
 #include <arkode/arkode_erkstep.h>
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
@@ -15,7 +16,7 @@ namespace loopdyn::ode {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kNames{"dopri5", "bs23", "adams"};
+constexpr std::array<std::string_view, 4> kNames{"dopri5", "bs23", "adams", "rk4"};
 
 int rhsAdapter(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
   const Rhs& rhs = *static_cast<const Rhs*>(user_data);
@@ -54,20 +55,24 @@ std::optional<Method> methodFromName(std::string_view name) {
 
 /// SUNDIALS objects: context, vectors wrapping our memory, the integrator's memory.
 struct Integrator::Sundials {
+  explicit Sundials(Method m) : method(m) {}
+  Method method;
   SUNContext context = nullptr;
   N_Vector y = nullptr, dky = nullptr;
   void* memory = nullptr;
   SUNNonlinearSolver corrector = nullptr;  // adams
+  ARKodeButcherTable table = nullptr;      // rk4
 
   ~Sundials() {
     if (memory != nullptr) {
       void* m = memory;
-      if (corrector != nullptr) {
-        CVodeFree(&m);
-      } else {
-        ERKStepFree(&m);
+      switch (method) {
+        case Method::Adams: CVodeFree(&m); break;
+        case Method::Rk4: ARKStepFree(&m); break;
+        default: ERKStepFree(&m); break;
       }
     }
+    if (table != nullptr) ARKodeButcherTable_Free(table);
     if (corrector != nullptr) SUNNonlinSolFree(corrector);
     if (y != nullptr) N_VDestroy(y);
     if (dky != nullptr) N_VDestroy(dky);
@@ -76,7 +81,7 @@ struct Integrator::Sundials {
 };
 
 Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const Options& options)
-    : method_(method), rhs_(std::move(rhs)), t_(t0), y_(y0), s_(std::make_unique<Sundials>()) {
+    : method_(method), rhs_(std::move(rhs)), t_(t0), y_(y0), s_(std::make_unique<Sundials>(method)) {
   LOOPDYN_CHECK(options.rtol > 0 && options.atol > 0, "tolerances must be positive");
   const auto n = static_cast<sunindextype>(y0.size());
   LOOPDYN_CHECK(SUNContext_Create(nullptr, &s_->context) == 0, "SUNDIALS context could not be created");
@@ -95,6 +100,24 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
     if (options.max_step > 0) CVodeSetMaxStep(s_->memory, options.max_step);
     return;
   }
+  if (method == Method::Rk4) {
+    // The classical table through ARKStep (explicit part only). ERKStep 6.4 is not used here: with
+    // this table it reuses the last stage (c = 1) as the next step's first one, as if the method
+    // were FSAL, and the result is third order (measured: error ratio 8 on halving h, 3 RHS/step).
+    LOOPDYN_CHECK(options.fixed_step > 0, "rk4 needs a fixed step size");
+    const sunrealtype c[4] = {0, 0.5, 0.5, 1};
+    const sunrealtype A[16] = {0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0};
+    const sunrealtype b[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+    s_->table = ARKodeButcherTable_Create(4, 4, 0, const_cast<sunrealtype*>(c), const_cast<sunrealtype*>(A),
+                                          const_cast<sunrealtype*>(b), nullptr);
+    s_->memory = ARKStepCreate(rhsAdapter, nullptr, t0, s_->y, s_->context);
+    ARKStepSetUserData(s_->memory, &rhs_);
+    ARKStepSetErrHandlerFn(s_->memory, silent, nullptr);
+    ARKStepSetTables(s_->memory, 4, 0, nullptr, s_->table);
+    ARKStepSetFixedStep(s_->memory, options.fixed_step);
+    ARKStepSetMaxNumSteps(s_->memory, -1);
+    return;
+  }
   s_->memory = ERKStepCreate(rhsAdapter, t0, s_->y, s_->context);
   ERKStepSetUserData(s_->memory, &rhs_);
   if (options.min_step > 0) ERKStepSetMinStep(s_->memory, options.min_step);
@@ -103,7 +126,7 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
   switch (method) {
     case Method::Dopri5: ERKStepSetTableNum(s_->memory, ARKODE_DORMAND_PRINCE_7_4_5); break;
     case Method::Bs23: ERKStepSetTableNum(s_->memory, ARKODE_BOGACKI_SHAMPINE_4_2_3); break;
-    case Method::Adams: break;
+    default: break;
   }
   ERKStepSStolerances(s_->memory, options.rtol, options.atol);
   if (options.max_step > 0) ERKStepSetMaxStep(s_->memory, options.max_step);
@@ -117,6 +140,9 @@ StepResult Integrator::step(Scalar t_stop) {
   if (method_ == Method::Adams) {
     CVodeSetStopTime(s_->memory, t_stop);
     flag = CVode(s_->memory, t_stop, s_->y, &t_reached, CV_ONE_STEP);
+  } else if (method_ == Method::Rk4) {
+    ARKStepSetStopTime(s_->memory, t_stop);
+    flag = ARKStepEvolve(s_->memory, t_stop, s_->y, &t_reached, ARK_ONE_STEP);
   } else {
     ERKStepSetStopTime(s_->memory, t_stop);
     flag = ERKStepEvolve(s_->memory, t_stop, s_->y, &t_reached, ARK_ONE_STEP);
@@ -128,8 +154,12 @@ StepResult Integrator::step(Scalar t_stop) {
 
 void Integrator::interpolate(Scalar t, VecX& y) const {
   y.resize(y_.size());
-  const int flag = method_ == Method::Adams ? CVodeGetDky(s_->memory, t, 0, s_->dky)
-                                            : ERKStepGetDky(s_->memory, t, 0, s_->dky);
+  int flag = 0;
+  switch (method_) {
+    case Method::Adams: flag = CVodeGetDky(s_->memory, t, 0, s_->dky); break;
+    case Method::Rk4: flag = ARKStepGetDky(s_->memory, t, 0, s_->dky); break;
+    default: flag = ERKStepGetDky(s_->memory, t, 0, s_->dky); break;
+  }
   LOOPDYN_CHECK(flag == 0, "dense output requested at t = ", t, " outside the last step");
   y = Eigen::Map<const VecX>(N_VGetArrayPointer(s_->dky), y_.size());
 }
@@ -138,7 +168,12 @@ void Integrator::reset(Scalar t, const VecX& y) {
   y_ = y;
   t_ = t;
   if (method_ == Method::Adams) {
+    // CVodeReInit zeroes CVODE's counters: keep what was done so far
+    const Statistics before = statistics();
     CVodeReInit(s_->memory, t, s_->y);
+    carried_ = before;
+  } else if (method_ == Method::Rk4) {
+    ARKStepReset(s_->memory, t, s_->y);
   } else {
     ERKStepReset(s_->memory, t, s_->y);
   }
@@ -153,6 +188,13 @@ Statistics Integrator::statistics() const {
     CVodeGetNumErrTestFails(s_->memory, &fails);
     CVodeGetNumNonlinSolvConvFails(s_->memory, &conv);
     st.rejected_steps = fails + conv;
+    st.steps += carried_.steps;
+    st.rejected_steps += carried_.rejected_steps;
+    st.rhs_evaluations += carried_.rhs_evaluations;
+  } else if (method_ == Method::Rk4) {
+    long implicit = 0;
+    ARKStepGetNumSteps(s_->memory, &st.steps);
+    ARKStepGetNumRhsEvals(s_->memory, &st.rhs_evaluations, &implicit);
   } else {
     ERKStepGetNumSteps(s_->memory, &st.steps);
     ERKStepGetNumRhsEvals(s_->memory, &st.rhs_evaluations);

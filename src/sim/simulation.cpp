@@ -82,7 +82,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
                               ? Baumgarte{options.baumgarte_alpha, options.baumgarte_beta}
                               : Baumgarte{};
   DynamicsWorkspace ws(model);
-  const Scalar tolerance = options.projection_tolerance > 0 ? options.projection_tolerance : options.ode.rtol;
+  const Scalar tolerance =
+      options.projection_tolerance > 0 ? options.projection_tolerance : kProjectionTrigger * options.ode.rtol;
 
   // right-hand side of the ODE y = (q, v, W)
   State xr;
@@ -124,6 +125,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       energy_V0 = sample.potential;
     }
     result.energy_drift_max = std::max(result.energy_drift_max, std::abs(E - result.energy_initial));
+    result.max_position_violation = std::max(result.max_position_violation, sample.position_violation);
+    result.max_velocity_violation = std::max(result.max_velocity_violation, sample.velocity_violation);
     energy_max_T = std::max(energy_max_T, sample.kinetic);
     energy_dV = std::max(energy_dV, std::abs(sample.potential - energy_V0));
     ++result.samples;

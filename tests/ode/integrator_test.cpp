@@ -53,6 +53,26 @@ TEST(Integrator, AdaptiveMethodsReachTheirTolerance) {
   }
 }
 
+TEST(Integrator, Rk4IsFourthOrderWithFourEvaluationsPerStep) {
+  // Halving the step must divide the global error by 2^4 = 16 (ratio between 14 and 18: the
+  // asymptotic range is reached at h = T/64 for y'' = -y), at 4 right-hand sides per step.
+  Scalar previous = 0;
+  for (int n : {64, 128, 256}) {
+    Options options;
+    options.fixed_step = 2 * std::numbers::pi / n;
+    Statistics stats;
+    const Scalar error = errorAfterOnePeriod(Method::Rk4, options, &stats);
+    EXPECT_EQ(stats.steps, n);
+    EXPECT_LE(stats.rhs_evaluations, 4 * n + 1);
+    EXPECT_GE(stats.rhs_evaluations, 4 * n);
+    if (previous > 0) {
+      EXPECT_GT(previous / error, 14) << "n = " << n;
+      EXPECT_LT(previous / error, 18) << "n = " << n;
+    }
+    previous = error;
+  }
+}
+
 TEST(Integrator, DenseOutputInsideTheLastStep) {
   const Rhs rhs = [](Scalar, const Scalar* y, Scalar* ydot) {
     ydot[0] = y[1];
@@ -73,8 +93,33 @@ TEST(Integrator, DenseOutputInsideTheLastStep) {
   }
 }
 
+TEST(Integrator, ResetKeepsCountingAndContinuesFromTheNewState) {
+  const Rhs rhs = [](Scalar, const Scalar* y, Scalar* ydot) {
+    ydot[0] = y[1];
+    ydot[1] = -y[0];
+    return 0;
+  };
+  for (Method method : {Method::Dopri5, Method::Bs23, Method::Adams, Method::Rk4}) {
+    Options options;
+    options.rtol = options.atol = 1e-10;
+    options.fixed_step = 1e-3;
+    Integrator integrator(method, rhs, 0, (VecX(2) << 1, 0).finished(), options);
+    for (int k = 0; k < 20; ++k) ASSERT_TRUE(integrator.step(10).ok);
+    const Statistics before = integrator.statistics();
+    // restart on the exact solution shifted by a quarter period: sin-like from here on
+    const Scalar t = integrator.time();
+    integrator.reset(t, (VecX(2) << std::cos(t - 1), -std::sin(t - 1)).finished());
+    while (integrator.time() < t + 0.5) ASSERT_TRUE(integrator.step(t + 0.5).ok);
+    const Statistics after = integrator.statistics();
+    EXPECT_GT(after.steps, before.steps) << methodName(method);
+    EXPECT_GT(after.rhs_evaluations, before.rhs_evaluations) << methodName(method);
+    // the solution after the reset is the one through the new state (error at the tolerance)
+    EXPECT_NEAR(integrator.state()(0), std::cos(integrator.time() - 1), 1e-7) << methodName(method);
+  }
+}
+
 TEST(Integrator, NamesRoundTrip) {
-  for (Method m : {Method::Dopri5, Method::Bs23, Method::Adams}) EXPECT_EQ(methodFromName(methodName(m)), m);
+  for (Method m : {Method::Dopri5, Method::Bs23, Method::Adams, Method::Rk4}) EXPECT_EQ(methodFromName(methodName(m)), m);
   EXPECT_FALSE(methodFromName("euler"));
 }
 

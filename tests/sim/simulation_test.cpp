@@ -100,19 +100,18 @@ Trajectory run(const Model& model, Formulation& formulation, const State& x0, Sc
 TEST(Simulation, RobotEliminationVariantsAndLagrangeAgreeOnMotionAndUniqueReactions) {
   // paper 001, sect. 4.4: eliminating equations 6 & 21, 18 & 21 or 19 & 21 (C.y & W4, W1 & W4,
   // W2 & W4) gives the same motion; the reactions in A, D..H, the driver and W5 agree, those in
-  // B, C, W1..W4 do not. Over the first 2 s (turning right; see the closing note of issue 4 on
-  // the singular configuration the current steering profile reaches at t = 2.4 s).
+  // B, C, W1..W4 do not. Over the whole steering profile (7 s: right turn, straight, left turn).
   const Model model = test::loadModel("mobile_robot");
   KinematicsWorkspace kin(model);
   const State x0 = assemble(model, kin, initialState(model)).state;
   LagrangeFormulation lagrange;
-  const Trajectory reference = run(model, lagrange, x0, 2);
+  const Trajectory reference = run(model, lagrange, x0, 7);
   const std::vector<std::string> unique{"A", "D", "E", "F", "G", "H", "steer", "W5"};
   const std::vector<std::string> not_unique{"B", "C", "W1", "W2", "W3", "W4"};
   for (const std::vector<std::string>& eliminated :
        {std::vector<std::string>{"C.y", "W4"}, {"W1", "W4"}, {"W2", "W4"}}) {
     EliminationFormulation elimination(model, equationRows(model, eliminated));
-    const Trajectory variant = run(model, elimination, x0, 2);
+    const Trajectory variant = run(model, elimination, x0, 7);
     ASSERT_EQ(variant.q.size(), reference.q.size());
     Scalar motion = 0;
     std::map<std::string, Scalar> difference, size;

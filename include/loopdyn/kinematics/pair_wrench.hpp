@@ -20,8 +20,9 @@
 
 namespace loopdyn {
 
-/// Maps a pair's multipliers to a wrench: rows Fx Fy Fz Mx My Mz, one column per equation.
-using WrenchMap = Eigen::Matrix<Scalar, 6, Eigen::Dynamic>;
+/// Maps a pair's multipliers to a wrench: rows Fx Fy Fz Mx My Mz, one column per equation. A pair
+/// has at most 6 equations (a fixed joint in 3D), so the map lives on the stack.
+using WrenchMap = Eigen::Matrix<Scalar, 6, Eigen::Dynamic, 0, 6, 6>;
 
 /// The wrench components a model of this dimension has: Fx Fy Mz (2D) or Fx Fy Fz Mx My Mz (3D),
 /// as row indices of a WrenchMap.

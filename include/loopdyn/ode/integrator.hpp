@@ -5,6 +5,8 @@
 ///   dopri5  ARKODE explicit Dormand-Prince 5(4), 7 stages, FSAL (like MATLAB's ode45)
 ///   bs23    ARKODE explicit Bogacki-Shampine 3(2), 4 stages (like ode23)
 ///   adams   CVODE variable-order Adams-Moulton, orders 1-12, fixed-point corrector (like ode113)
+///   rk4     the classical Runge-Kutta method, 4 stages, fixed step (Options::fixed_step), no
+///           error control: for benchmarks and step-size studies
 ///
 /// Error control is SUNDIALS': the weighted RMS norm of the local error estimate with weights
 /// 1 / (rtol |y_i| + atol) must not exceed 1.
@@ -19,7 +21,7 @@
 
 namespace loopdyn::ode {
 
-enum class Method { Dopri5, Bs23, Adams };
+enum class Method { Dopri5, Bs23, Adams, Rk4 };
 
 std::string_view methodName(Method method);
 std::optional<Method> methodFromName(std::string_view name);
@@ -28,6 +30,7 @@ struct Options {
   Scalar rtol = 1e-8;
   Scalar atol = 1e-10;
   Scalar max_step = 0;      ///< 0: no limit
+  Scalar fixed_step = 0;    ///< rk4's step size
   /// Smallest step before the integrator gives up (a step-size collapse); 0: SUNDIALS' default.
   Scalar min_step = 0;
   /// Accepted steps before a simulation gives up (enforced by the caller's loop).
@@ -76,6 +79,7 @@ class Integrator {
   Rhs rhs_;
   Scalar t_ = 0;
   VecX y_;
+  Statistics carried_;  ///< adams: counts from before the last reset
   std::unique_ptr<Sundials> s_;
 };
 

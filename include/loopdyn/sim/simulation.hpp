@@ -26,6 +26,12 @@ namespace loopdyn {
 
 enum class Stabilization { Projection, Baumgarte, None };
 
+/// Default projection trigger, relative to rtol. One step's local error is itself of order rtol,
+/// so a trigger at rtol projects after nearly every step; for adams every projection restarts the
+/// method at order 1, whose next step drifts by rtol again (measured on the double four-bar,
+/// 10 s, rtol 1e-8: 72766 projections and 6 s at 1 x rtol; 23 projections and 0.18 s at 10 x).
+inline constexpr Scalar kProjectionTrigger = 10;
+
 struct SimulationOptions {
   Scalar t_end = 1;
   Scalar sample_interval = 0.01;
@@ -34,7 +40,7 @@ struct SimulationOptions {
   Stabilization stabilization = Stabilization::Projection;
   Scalar baumgarte_alpha = 10, baumgarte_beta = 10;  ///< 1/s
   /// Scaled violation (||Phi_s|| / L, ||diag(row)(C v + b)|| / L) above which a step is
-  /// projected; 0: the integrator's rtol.
+  /// projected; 0: kProjectionTrigger x the integrator's rtol.
   Scalar projection_tolerance = 0;
 };
 
@@ -58,6 +64,7 @@ struct SimulationResult {
   Scalar energy_initial = 0;       ///< T + V - W at t = 0
   Scalar energy_drift_max = 0;     ///< max |E(t) - E(0)| over the samples
   Scalar energy_scale = 0;         ///< max(T) + max|V - V(0)| over the samples: for relative drift
+  Scalar max_position_violation = 0, max_velocity_violation = 0;  ///< over the samples (see Sample)
   std::vector<std::string> warnings;
 };
 

@@ -1,0 +1,217 @@
+// `loopdyn simulate`: forward dynamics of a model from its assembled initial state, with joint
+// reactions over time marked unique or not, written as one CSV row per sample.
+
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/io/csv_file.hpp"
+#include "loopdyn/sim/sample_columns.hpp"
+#include "model_loading.hpp"
+#include "simulate_report.hpp"
+
+namespace loopdyn::cli {
+
+namespace {
+
+struct SimulateOptions {
+  std::string model_path, out_path;
+  Scalar t_end = 0, sample = 0.01;
+  std::string method = "lagrange";
+  std::vector<std::string> eliminate;
+  std::string integrator = "dopri5";
+  Scalar rtol = 1e-8, atol = 1e-10, max_step = 0, step = 1e-3;
+  std::string stabilization = "projection";
+  Scalar baumgarte_alpha = 10, baumgarte_beta = 10;
+  Scalar projection_tolerance = 0;
+  std::string reactions = "all";
+  bool json = false;
+};
+
+Stabilization stabilizationFromName(const std::string& name) {
+  if (name == "baumgarte") return Stabilization::Baumgarte;
+  if (name == "none") return Stabilization::None;
+  return Stabilization::Projection;
+}
+
+/// The formulation asked for, or nothing (after printing why) if it cannot be built.
+std::unique_ptr<Formulation> makeFormulation(const SimulateOptions& options, const Model& model, const State& x0,
+                                             std::vector<std::string>& eliminated_names) {
+  if (options.method == "lagrange" && options.eliminate.empty()) return std::make_unique<LagrangeFormulation>();
+  KinematicsWorkspace kin(model);
+  std::vector<int> rows;
+  if (options.eliminate.empty()) {
+    rows = dependentEquations(model, kin, x0);
+  } else {
+    try {
+      rows = equationRows(model, options.eliminate);
+    } catch (const InvalidArgument& e) {
+      std::cerr << "loopdyn: error: --eliminate: " << e.what() << '\n';
+      return nullptr;
+    }
+    // The eliminated equations must be redundant: removing them may not change the motion.
+    RankOptions rank_options;
+    rank_options.generic_samples = 0;
+    const int rank = analyzeConstraintsAt(model, kin, x0, rank_options).rank;
+    const int kept = static_cast<int>(model.nc() - rows.size());
+    if (kept != rank) {
+      std::cerr << "loopdyn: error: --eliminate " << (kept > rank ? "removes too few" : "removes too many")
+                << " equations: the constraint matrix has rank " << rank << " of " << model.nc() << " rows, so exactly "
+                << model.nc() - rank << " redundant equations must go, not " << rows.size() << '\n';
+      return nullptr;
+    }
+  }
+  eliminated_names = equationNames(model, rows);
+  auto formulation = std::make_unique<EliminationFormulation>(model, rows);
+  DynamicsWorkspace ws(model);
+  if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
+    std::cerr << "loopdyn: error: eliminating " << (eliminated_names.empty() ? "nothing" : "") ;
+    for (std::size_t k = 0; k < eliminated_names.size(); ++k) std::cerr << (k ? ", " : "") << eliminated_names[k];
+    std::cerr << " does not work at the initial state: " << problem << '\n';
+    return nullptr;
+  }
+  return formulation;
+}
+
+void runSimulate(const SimulateOptions& options, int& exit_code) {
+  auto loaded = loadAndAssemble(options.model_path, exit_code);
+  if (!loaded) return;
+  const Model& model = loaded->model;
+  const State& x0 = loaded->assembly.state;
+
+  SimulationRun run;
+  run.model_path = options.model_path;
+  run.out_path = options.out_path;
+  run.model = &model;
+  std::unique_ptr<Formulation> formulation = makeFormulation(options, model, x0, run.eliminated);
+  if (!formulation) {
+    exit_code = kExitUsage;
+    return;
+  }
+  run.formulation = std::string(formulation->name());
+  run.integrator = options.integrator;
+  run.stabilization = options.stabilization;
+  SimulationOptions& so = run.options;
+  so.t_end = x0.t + options.t_end;
+  so.sample_interval = options.sample;
+  so.integrator = *ode::methodFromName(options.integrator);
+  so.ode.rtol = options.rtol;
+  so.ode.atol = options.atol;
+  so.ode.max_step = options.max_step;
+  so.ode.fixed_step = options.step;
+  so.stabilization = stabilizationFromName(options.stabilization);
+  so.baumgarte_alpha = options.baumgarte_alpha;
+  so.projection_tolerance = options.projection_tolerance;
+  so.baumgarte_beta = options.baumgarte_beta;
+
+  // The * marks: the uniqueness analysis at the initial state (QR decides; paper 001, eq. (27)).
+  KinematicsWorkspace kin(model);
+  UniquenessOptions uniqueness_options;
+  uniqueness_options.methods = {UniquenessMethod::QR};
+  const UniquenessReport flags = analyzeReactionUniqueness(model, kin, x0, uniqueness_options);
+  ColumnOptions column_options;
+  column_options.world_reactions = options.reactions == "all" || options.reactions == "world";
+  column_options.joint_reactions = options.reactions == "all" || options.reactions == "joint";
+  const SampleColumns columns(model, flags, column_options);
+  run.columns = static_cast<int>(columns.names().size());
+  run.non_unique_columns = columns.nonUniqueColumns();
+
+  std::unique_ptr<io::CsvFile> csv;
+  try {
+    csv = std::make_unique<io::CsvFile>(options.out_path, columns.names());
+  } catch (const io::OutputError& e) {
+    std::cerr << "loopdyn: error: " << e.what() << '\n';
+    exit_code = kExitOutputError;
+    return;
+  }
+
+  // samples: the CSV row, and how close the motion comes to a singular configuration
+  RankOptions rank_options;
+  rank_options.generic_samples = 0;
+  SingularityWatch& watch = run.singularity;
+  watch.initial_rank = watch.lowest_rank = flags.rank;
+  std::vector<double> row;
+  run.result = simulate(model, *formulation, x0, so, [&](const Sample& sample, const DynamicsWorkspace& ws) {
+    columns.fill(model, sample, ws, row);
+    csv->writeRow(row);
+    const RankReport rank = analyzeConstraintsAt(model, kin, sample.x, rank_options);
+    if (rank.rank < watch.lowest_rank) {
+      watch.lowest_rank = rank.rank;
+      watch.lowest_rank_time = sample.x.t;
+    }
+    if (watch.initial_rank > 0) {
+      const Scalar pivot = rank.scaled_diagonal[static_cast<std::size_t>(watch.initial_rank - 1)];
+      if (pivot < watch.smallest_pivot) {
+        watch.smallest_pivot = pivot;
+        watch.smallest_pivot_time = sample.x.t;
+      }
+    }
+  });
+  collectWarnings(run);
+  if (run.result.ok) {
+    try {
+      csv->commit();
+    } catch (const io::OutputError& e) {
+      std::cerr << "loopdyn: error: " << e.what() << '\n';
+      exit_code = kExitOutputError;
+      return;
+    }
+  } else {
+    csv.reset();  // removes the temporary file: no half result
+    std::cerr << options.model_path << ": error: simulation failed " << run.result.failure << '\n';
+  }
+  std::cout << (options.json ? simulationJson(run) : simulationText(run));
+  exit_code = run.result.ok ? kExitOk : kExitNumericalFailure;
+}
+
+}  // namespace
+
+void addSimulateCommand(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<SimulateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "simulate", "Forward dynamics from the assembled initial state, with joint reactions (unique or not) over time");
+  cmd->add_option("model", o->model_path, "Model file (YAML)")->required();
+  cmd->add_option("--t-end", o->t_end, "Simulated time, s")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--out", o->out_path, "Output table (CSV), one row per sample")->required();
+  cmd->add_option("--method", o->method,
+                  "Formulation: lagrange (least-norm multipliers) or elimination (redundant equations removed)")
+      ->check(CLI::IsMember({"lagrange", "elimination"}))
+      ->capture_default_str();
+  cmd->add_option("--eliminate", o->eliminate,
+                  "Equations to eliminate, by name (e.g. C.y,W4); implies --method elimination. Default: chosen by "
+                  "QR with column pivoting")
+      ->delimiter(',');
+  cmd->add_option("--integrator", o->integrator, "dopri5 (like ode45), bs23 (ode23), adams (ode113), rk4 (fixed step)")
+      ->check(CLI::IsMember({"dopri5", "bs23", "adams", "rk4"}))
+      ->capture_default_str();
+  cmd->add_option("--rtol", o->rtol, "Relative tolerance")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--atol", o->atol, "Absolute tolerance")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--max-step", o->max_step, "Largest step, s (0: no limit)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--step", o->step, "Step of rk4, s")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--sample", o->sample, "Output interval, s (exact times, from the integrator's dense output)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--stabilization", o->stabilization,
+                  "Constraint stabilisation: projection (after steps that drift), baumgarte, none")
+      ->check(CLI::IsMember({"projection", "baumgarte", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--baumgarte-alpha", o->baumgarte_alpha, "Baumgarte velocity gain 2 alpha, 1/s")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--baumgarte-beta", o->baumgarte_beta, "Baumgarte position gain beta^2, 1/s")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--projection-tolerance", o->projection_tolerance,
+                  "Scaled constraint violation above which a step is projected (0: --rtol)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--reactions", o->reactions, "Reaction columns: all, world (axes), joint (frame), none")
+      ->check(CLI::IsMember({"all", "world", "joint", "none"}))
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print the summary as one JSON object");
+  cmd->callback([o, &exit_code] { runSimulate(*o, exit_code); });
+}
+
+}  // namespace loopdyn::cli

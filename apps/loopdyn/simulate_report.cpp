@@ -1,0 +1,146 @@
+#include "simulate_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "loopdyn/io/json_writer.hpp"
+
+namespace loopdyn::cli {
+
+namespace {
+
+std::string number(double x, const char* format = "%.3g") {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, x);
+  return buf;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+Scalar relativeDrift(const SimulationResult& r) {
+  return r.energy_scale > 0 ? r.energy_drift_max / r.energy_scale : r.energy_drift_max;
+}
+
+}  // namespace
+
+void collectWarnings(SimulationRun& run) {
+  const SingularityWatch& s = run.singularity;
+  if (s.lowest_rank < s.initial_rank)
+    run.warnings.push_back("the rank of the constraint matrix drops from " + std::to_string(s.initial_rank) + " to " +
+                           std::to_string(s.lowest_rank) + " at t = " + number(s.lowest_rank_time) +
+                           " s: a singular configuration; there the * marks (taken at t = 0) do not hold");
+  else if (s.smallest_pivot < kNearSingularPivot)
+    run.warnings.push_back("the motion comes close to a singular configuration (smallest relative pivot " +
+                           number(s.smallest_pivot) + " at t = " + number(s.smallest_pivot_time) +
+                           " s): near it reactions grow and are ill-determined");
+  if (run.non_unique_columns > 0)
+    run.warnings.push_back(std::to_string(run.non_unique_columns) +
+                           " reaction columns are marked * (not unique): their values are " +
+                           (run.formulation == "lagrange" ? "the least-norm multipliers' choice"
+                                                          : "the choice made by eliminating " + joined(run.eliminated)) +
+                           ", not determined by the rigid model");
+  const SimulationResult& r = run.result;
+  if (r.ok && relativeDrift(r) > 1e3 * run.options.ode.rtol && run.options.integrator != ode::Method::Rk4)
+    run.warnings.push_back("the energy balance drifts by " + number(relativeDrift(r)) +
+                           " of the energy scale, far above rtol: check the results (a smaller --rtol or --max-step)");
+}
+
+std::string simulationText(const SimulationRun& run) {
+  const SimulationResult& r = run.result;
+  const SimulationOptions& o = run.options;
+  std::ostringstream os;
+  os << "loopdyn simulate: " << run.model->name() << " (" << run.model_path << ")\n";
+  os << "  formulation     " << run.formulation;
+  if (run.formulation == "lagrange") os << " (least-norm multipliers)";
+  if (!run.eliminated.empty()) os << ", eliminated " << joined(run.eliminated) << " (reported as zero)";
+  os << '\n';
+  os << "  integrator      " << run.integrator;
+  if (o.integrator == ode::Method::Rk4)
+    os << ", fixed step " << number(o.ode.fixed_step);
+  else
+    os << ", rtol " << number(o.ode.rtol) << ", atol " << number(o.ode.atol);
+  os << "; stabilisation " << run.stabilization << '\n';
+  os << "  time            0 .. " << number(o.t_end, "%g") << " s, sample every " << number(o.sample_interval, "%g")
+     << " s\n";
+  os << "  steps           " << r.statistics.steps << " accepted, " << r.statistics.rejected_steps << " rejected, "
+     << r.statistics.rhs_evaluations << " right-hand sides, " << r.projections << " projections\n";
+  os << "  wall time       " << number(r.wall_seconds) << " s\n";
+  os << "  energy balance  drift " << number(r.energy_drift_max) << " J = " << number(relativeDrift(r))
+     << " of the energy scale " << number(r.energy_scale) << " J\n";
+  os << "  constraints     max violation " << number(r.max_position_violation) << " (position), "
+     << number(r.max_velocity_violation) << " 1/s (velocity), scaled by L = "
+     << number(run.model->characteristicLength()) << " m\n";
+  if (r.ok) {
+    os << "  output          " << run.out_path << ": " << r.samples << " rows x " << run.columns << " columns, "
+       << run.non_unique_columns << " marked * (non-unique)\n";
+  } else {
+    os << "  FAILED          " << r.failure << "\n  output          none written\n";
+  }
+  for (const std::string& w : run.warnings) os << "warning: " << w << '\n';
+  return os.str();
+}
+
+std::string simulationJson(const SimulationRun& run) {
+  const SimulationResult& r = run.result;
+  const SimulationOptions& o = run.options;
+  io::JsonWriter w;
+  w.beginObject();
+  w.key("ok").value(r.ok);
+  w.key("failure").value(r.failure);
+  w.key("model").value(run.model_path);
+  w.key("output").value(r.ok ? run.out_path : std::string());
+  w.key("formulation").value(run.formulation);
+  w.key("eliminated_equations").array(run.eliminated);
+  w.key("integrator").value(run.integrator);
+  w.key("rtol").value(o.ode.rtol);
+  w.key("atol").value(o.ode.atol);
+  w.key("fixed_step").value(o.ode.fixed_step);
+  w.key("stabilization").value(run.stabilization);
+  w.key("t_end").value(o.t_end);
+  w.key("sample_interval").value(o.sample_interval);
+  w.key("samples").value(static_cast<int>(r.samples));
+  w.key("columns").value(run.columns);
+  w.key("non_unique_columns").value(run.non_unique_columns);
+  w.key("statistics").beginObject();
+  w.key("steps").value(static_cast<double>(r.statistics.steps));
+  w.key("rejected_steps").value(static_cast<double>(r.statistics.rejected_steps));
+  w.key("rhs_evaluations").value(static_cast<double>(r.statistics.rhs_evaluations));
+  w.key("projections").value(static_cast<double>(r.projections));
+  w.key("wall_seconds").value(r.wall_seconds);
+  w.endObject();
+  w.key("energy").beginObject();
+  w.key("initial_balance").value(r.energy_initial);
+  w.key("drift_max").value(r.energy_drift_max);
+  w.key("scale").value(r.energy_scale);
+  w.key("relative_drift").value(relativeDrift(r));
+  w.endObject();
+  w.key("violation").beginObject();
+  w.key("position_max").value(r.max_position_violation);
+  w.key("velocity_max").value(r.max_velocity_violation);
+  w.endObject();
+  w.key("singularity").beginObject();
+  w.key("initial_rank").value(run.singularity.initial_rank);
+  w.key("lowest_rank").value(run.singularity.lowest_rank);
+  w.key("smallest_pivot").value(run.singularity.smallest_pivot);
+  w.key("smallest_pivot_time").value(run.singularity.smallest_pivot_time);
+  w.endObject();
+  w.key("final_state").beginObject();
+  w.key("t").value(r.final_state.t);
+  w.key("q").beginArray();
+  for (Eigen::Index k = 0; k < r.final_state.q.size(); ++k) w.value(r.final_state.q(k));
+  w.endArray();
+  w.key("v").beginArray();
+  for (Eigen::Index k = 0; k < r.final_state.v.size(); ++k) w.value(r.final_state.v(k));
+  w.endArray();
+  w.endObject();
+  w.key("warnings").array(run.warnings);
+  w.endObject();
+  return w.str() + "\n";
+}
+
+}  // namespace loopdyn::cli

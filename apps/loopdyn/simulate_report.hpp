@@ -1,0 +1,45 @@
+#pragma once
+/// The summary of `loopdyn simulate`: what ran, how it went, how far the results can be trusted,
+/// as text for a person or one JSON object for a program. The samples themselves go to the CSV.
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/model/model.hpp"
+#include "loopdyn/sim/simulation.hpp"
+
+namespace loopdyn::cli {
+
+/// Closest approach to a singular configuration seen at the samples.
+struct SingularityWatch {
+  int initial_rank = 0;
+  int lowest_rank = 0;
+  Scalar smallest_pivot = 1;  ///< min over samples of |R_rr| / |R_11| at r = initial rank
+  Scalar smallest_pivot_time = 0;
+  Scalar lowest_rank_time = 0;
+};
+
+struct SimulationRun {
+  std::string model_path, out_path;
+  const Model* model = nullptr;
+  std::string formulation;
+  std::vector<std::string> eliminated;  ///< names of the eliminated equations (elimination)
+  std::string integrator;
+  std::string stabilization;
+  SimulationOptions options;
+  SimulationResult result;
+  int columns = 0, non_unique_columns = 0;
+  SingularityWatch singularity;
+  std::vector<std::string> warnings;
+};
+
+/// Pivots below this (relative, on the scaled C) count as close to a singular configuration.
+inline constexpr double kNearSingularPivot = 1e-3;
+
+/// Fills run.warnings from the result and the singularity watch.
+void collectWarnings(SimulationRun& run);
+
+std::string simulationText(const SimulationRun& run);
+std::string simulationJson(const SimulationRun& run);
+
+}  // namespace loopdyn::cli

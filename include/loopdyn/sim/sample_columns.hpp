@@ -1,0 +1,58 @@
+#pragma once
+/// The columns of a simulation's output table and their values at one sample.
+///
+///   t
+///   <body>.x .y .phi  .vx .vy .w                         (planar body)
+///   <body>.x .y .z .qw .qx .qy .qz  .vx .vy .vz .wx .wy .wz   (spatial body; w in world axes)
+///   energy.kinetic  energy.potential  energy.work  energy.balance
+///   violation.position  violation.velocity
+///   <pair>@<body>.Fx ...     the wrench pair exerts on body (either of its two, or the ground),
+///                            reduced to the joint point, world axes (kinematics/pair_wrench.hpp)
+///   <pair>@<body>.joint.Fx   the same in the joint frame (the pair's first marker)
+///   <driver>.effort          the actuator force or torque, -lambda (paper 001, eq. (10))
+///
+/// energy.balance = T + V - W, constant in the exact solution (sim/simulation.hpp).
+/// A reaction column whose value the model does not determine (analysis/reaction_uniqueness.hpp)
+/// carries a trailing `*`: its values are the formulation's choice (least-norm multipliers for
+/// lagrange, zero eliminated multipliers for elimination), not physics.
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/sim/simulation.hpp"
+
+namespace loopdyn {
+
+struct ColumnOptions {
+  bool world_reactions = true;  ///< <pair>@<body>.Fx ...
+  bool joint_reactions = true;  ///< <pair>@<body>.joint.Fx ...
+};
+
+class SampleColumns {
+ public:
+  /// flags: the uniqueness analysis that decides the `*` marks (normally at the initial state).
+  SampleColumns(const Model& model, const UniquenessReport& flags, const ColumnOptions& options = {});
+
+  const std::vector<std::string>& names() const { return names_; }
+  /// Reaction columns marked non-unique.
+  int nonUniqueColumns() const { return non_unique_; }
+
+  /// The values of one row, in the order of names(). ws holds the dynamics evaluated at the
+  /// sample (as passed to simulate's on_sample). Allocates nothing once row has the right size.
+  void fill(const Model& model, const Sample& sample, const DynamicsWorkspace& ws, std::vector<double>& row) const;
+
+ private:
+  /// One body's side of one pair: its world and/or joint-frame components.
+  struct ReactionSide {
+    int pair = 0;
+    BodyIndex body = kGround;
+  };
+  std::vector<std::string> names_;
+  std::vector<ReactionSide> sides_;
+  std::vector<int> driver_rows_;
+  ColumnOptions options_;
+  int non_unique_ = 0;
+};
+
+}  // namespace loopdyn
