@@ -17,3 +17,14 @@ echo "=== Mobile robot with trolley: which joint reactions are unique (paper 001
 echo
 echo "=== Spatial parallelogram with triple pendulum, ground-joint groups (paper 000, sect. 4) ==="
 "$loopdyn" analyze models/spatial_parallelogram.yaml
+mkdir -p output
+echo
+echo "=== Simulate: IFToMM double four-bar, 10 s through its singular configurations ==="
+"$loopdyn" simulate models/double_four_bar.yaml --t-end 10 --rtol 1e-10 --atol 1e-12 --out output/double_four_bar.csv
+echo
+echo "=== Simulate: mobile robot over its steering profile (right turn, straight, left turn) ==="
+"$loopdyn" simulate models/mobile_robot.yaml --t-end 8 --out output/mobile_robot.csv
+echo
+echo "Simulation output (one CSV row per sample; columns explained in docs/simulation.md):"
+echo "  $(pwd)/output/double_four_bar.csv"
+echo "  $(pwd)/output/mobile_robot.csv"

@@ -27,6 +27,7 @@ struct SimulateOptions {
   std::string stabilization = "projection";
   Scalar baumgarte_alpha = 10, baumgarte_beta = 10;
   Scalar projection_tolerance = 0;
+  Scalar release = 0;
   std::string reactions = "all";
   bool json = false;
 };
@@ -40,7 +41,8 @@ Stabilization stabilizationFromName(const std::string& name) {
 /// The formulation asked for, or nothing (after printing why) if it cannot be built.
 std::unique_ptr<Formulation> makeFormulation(const SimulateOptions& options, const Model& model, const State& x0,
                                              std::vector<std::string>& eliminated_names) {
-  if (options.method == "lagrange" && options.eliminate.empty()) return std::make_unique<LagrangeFormulation>();
+  if (options.method == "lagrange" && options.eliminate.empty())
+    return std::make_unique<LagrangeFormulation>(options.release);
   KinematicsWorkspace kin(model);
   std::vector<int> rows;
   if (options.eliminate.empty()) {
@@ -207,6 +209,12 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--projection-tolerance", o->projection_tolerance,
                   "Scaled constraint violation above which a step is projected (0: --rtol)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--release", o->release,
+                  "lagrange: constraint directions whose singular value falls below this fraction of the largest "
+                  "are released near singular configurations (0: plain least-norm; 1e-3 takes the modified "
+                  "four-bars through their singular configurations)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--reactions", o->reactions, "Reaction columns: all, world (axes), joint (frame), none")
       ->check(CLI::IsMember({"all", "world", "joint", "none"}))
       ->capture_default_str();

@@ -44,12 +44,30 @@ DynamicsWorkspace::DynamicsWorkspace(const Model& model)
 std::string LagrangeFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   prepare(model, ws, x, baumgarte);
   // z = z0 + A^+ (Gamma_s - A z0), A = At^T; lambda_s = (A^T)^+ (z0 - z): least-norm multipliers
-  ws.cod.setThreshold(rank_threshold_);
-  ws.cod.compute(ws.At);
   ws.r = ws.scaling.row.cwiseProduct(ws.Gamma) - ws.At.transpose() * ws.z0;
-  const VecX dz = ws.cod.transpose().solve(ws.r);
-  ws.z = ws.z0 + dz;
-  ws.lambda = -ws.cod.solve(dz);
+  if (release_ == 0) {
+    // least norm through a complete orthogonal decomposition of A^T (rank threshold kRankThreshold)
+    ws.cod.setThreshold(kRankThreshold);
+    ws.cod.compute(ws.At);
+    ws.w = ws.cod.transpose().solve(ws.r);  // dz = A^+ r
+    ws.z = ws.z0 + ws.w;
+    ws.lambda = -ws.cod.solve(ws.w);
+  } else {
+    // w = f(A A^T) r with f(s^2) = s^2 / (s^4 + mu^4) on the eigenvalues s^2 of the Gram matrix:
+    // 1/s^2 (least norm) where s >> mu, 0 where s << mu (see the header)
+    ws.gram.noalias() = ws.At.transpose() * ws.At;
+    ws.gram_eigen.compute(ws.gram);
+    const VecX& s2 = ws.gram_eigen.eigenvalues();
+    const Scalar mu2 = release_ * release_ * std::max<Scalar>(s2.maxCoeff(), 0);
+    ws.w.noalias() = ws.gram_eigen.eigenvectors().transpose() * ws.r;
+    for (Eigen::Index k = 0; k < ws.w.size(); ++k) {
+      const Scalar e = std::max<Scalar>(s2(k), 0);
+      ws.w(k) *= e / (e * e + mu2 * mu2);
+    }
+    ws.lambda.noalias() = -ws.gram_eigen.eigenvectors() * ws.w;
+    ws.z = ws.z0;
+    ws.z.noalias() -= ws.At * ws.lambda;
+  }
   finish(ws);
   return {};
 }
@@ -79,8 +97,16 @@ std::string EliminationFormulation::solve(const Model& model, DynamicsWorkspace&
   const bool singular =
       ws.gram_llt.info() != Eigen::Success || (n_kept > 0 && d.minCoeff() <= 1e-6 * d.maxCoeff());
   if (singular) {
-    return "the equations kept after elimination are dependent here (a singular configuration, or too few "
-           "equations eliminated)";
+    // name the kept equations that QR with column pivoting finds dependent (failure path only)
+    Eigen::ColPivHouseholderQR<MatX> qr(At_K);
+    qr.setThreshold(1e-6);
+    std::string names;
+    for (Eigen::Index k = qr.rank(); k < n_kept; ++k) {
+      const int row = kept_[static_cast<std::size_t>(qr.colsPermutation().indices()(k))];
+      names += (names.empty() ? "" : ", ") + model.equations()[static_cast<std::size_t>(row)].name;
+    }
+    return "the equations kept after elimination are dependent here (" + (names.empty() ? "?" : names) +
+           "): a singular configuration, or too few equations eliminated";
   }
   const VecX lambda_K = ws.gram_llt.solve(At_K.transpose() * ws.z0 - rhs);
   ws.z = ws.z0 - At_K * lambda_K;

@@ -2,35 +2,19 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
-#include <memory>
 #include <string>
-#include <sys/wait.h>
 
 #include <yaml-cpp/yaml.h>
 
+#include "apps/cli_run.hpp"
 #include "test_models.hpp"
 
 namespace loopdyn {
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
+using test::CliRun;
 
-CliRun run(const std::string& args) {
-  const std::string command = std::string(LOOPDYN_CLI_PATH) + " " + args + " 2>&1";
-  CliRun result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) result.output += buffer.data();
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+CliRun run(const std::string& args) { return test::runCli(args); }
 
 TEST(AnalyzeCommand, PrintsJsonWithTheStableKeys) {
   const CliRun r = run("analyze --json " + test::modelPath("double_four_bar_singular"));

@@ -1,0 +1,169 @@
+// End-to-end: `loopdyn simulate` -- the CSV's columns and rows, the * marks, the JSON summary,
+// exit codes, and that a failed run leaves no file behind.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "apps/cli_run.hpp"
+#include "test_models.hpp"
+
+namespace loopdyn {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A fresh, empty directory for one test's output files.
+fs::path scratchDirectory(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("loopdyn_simulate_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  for (std::string cell; std::getline(ss, cell, ',');) out.push_back(cell);
+  return out;
+}
+
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> rows;
+};
+
+Csv readCsv(const fs::path& path) {
+  Csv csv;
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  csv.header = split(line);
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    for (const std::string& cell : split(line)) row.push_back(std::stod(cell));
+    csv.rows.push_back(row);
+  }
+  return csv;
+}
+
+int column(const Csv& csv, const std::string& name) {
+  for (std::size_t k = 0; k < csv.header.size(); ++k)
+    if (csv.header[k] == name) return static_cast<int>(k);
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+TEST(SimulateCommand, WritesOneRowPerSampleWithTheDocumentedColumns) {
+  const fs::path dir = scratchDirectory("columns");
+  const fs::path out = dir / "dfb.csv";
+  const test::CliRun r = test::runCli("simulate " + test::modelPath("double_four_bar") +
+                                      " --t-end 0.5 --sample 0.1 --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(out.string() + ": 6 rows"), std::string::npos) << r.output;
+  const Csv csv = readCsv(out);
+  ASSERT_EQ(csv.rows.size(), 6u);  // t = 0, 0.1, ..., 0.5
+  for (std::size_t k = 0; k < csv.rows.size(); ++k) EXPECT_NEAR(csv.rows[k][0], 0.1 * static_cast<double>(k), 1e-12);
+  const std::vector<std::string> first{"t", "crank1.x", "crank1.y", "crank1.phi", "crank1.vx", "crank1.vy", "crank1.w"};
+  for (std::size_t k = 0; k < first.size(); ++k) EXPECT_EQ(csv.header[k], first[k]);
+  for (const char* name : {"energy.kinetic", "energy.potential", "energy.work", "energy.balance", "violation.position",
+                           "violation.velocity", "O1@ground.Fx", "O1@crank1.Fy", "O1@crank1.joint.Mz"})
+    column(csv, name);
+  // 5 bodies x 6 + t + 6 energy/violation + 7 revolutes x 2 bodies x 2 frames x 3
+  EXPECT_EQ(csv.header.size(), 1u + 30 + 6 + 7 * 12);
+  // the balance column is T + V - W and stays constant
+  const int T = column(csv, "energy.kinetic"), V = column(csv, "energy.potential"), W = column(csv, "energy.work"),
+            E = column(csv, "energy.balance");
+  for (const std::vector<double>& row : csv.rows) {
+    EXPECT_NEAR(row[static_cast<std::size_t>(E)], row[T] + row[V] - row[W], 1e-9);
+    EXPECT_NEAR(row[static_cast<std::size_t>(E)], csv.rows[0][static_cast<std::size_t>(E)], 1e-6);
+  }
+  // action and reaction: the wrench on ground at O1 is minus the one on crank 1 (same point)
+  for (const char* c : {"Fx", "Fy", "Mz"}) {
+    const int g = column(csv, std::string("O1@ground.") + c), b = column(csv, std::string("O1@crank1.") + c);
+    for (const std::vector<double>& row : csv.rows) EXPECT_NEAR(row[g], -row[b], 1e-9 * (1 + std::abs(row[b])));
+  }
+  // nothing else left in the directory (no temporary file)
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
+}
+
+TEST(SimulateCommand, MarksExactlyTheNonUniqueReactionsOfTheRobot) {
+  // paper 001: A, D..H, steer, W5 unique; B and C only their x multiplier (the platform-axis
+  // force is shared with the wheels), W1..W4 not at all
+  const fs::path dir = scratchDirectory("robot");
+  const fs::path out = dir / "robot.csv";
+  const test::CliRun r = test::runCli("simulate " + test::modelPath("mobile_robot") + " --t-end 0.2 --reactions world --out " +
+                                      out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Csv csv = readCsv(out);
+  std::set<std::string> starred_pairs;
+  for (const std::string& name : csv.header)
+    if (name.back() == '*') starred_pairs.insert(name.substr(0, name.find('@')));
+  EXPECT_EQ(starred_pairs, (std::set<std::string>{"B", "C", "W1", "W2", "W3", "W4"}));
+  for (const char* name : {"A@platform.Fx", "D@knuckle1.Fy", "H@slider.Mz", "W5@trolley.Fy", "steer.effort"})
+    column(csv, name);
+  EXPECT_NE(r.output.find("marked * (not unique)"), std::string::npos) << r.output;
+}
+
+TEST(SimulateCommand, JsonSummaryHasStatisticsFinalStateAndWarnings) {
+  const fs::path dir = scratchDirectory("json");
+  const fs::path out = dir / "p.csv";
+  const test::CliRun r = test::runCli("simulate " + test::modelPath("redundant_pendulum") +
+                                          " --t-end 1 --integrator adams --json --out " + out.string(),
+                                      false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const YAML::Node j = YAML::Load(r.output);
+  EXPECT_TRUE(j["ok"].as<bool>());
+  EXPECT_EQ(j["integrator"].as<std::string>(), "adams");
+  EXPECT_EQ(j["formulation"].as<std::string>(), "lagrange");
+  EXPECT_EQ(j["samples"].as<int>(), 101);
+  EXPECT_GT(j["statistics"]["steps"].as<double>(), 0);
+  EXPECT_GE(j["statistics"]["rhs_evaluations"].as<double>(), j["statistics"]["steps"].as<double>());
+  EXPECT_NEAR(j["final_state"]["t"].as<double>(), 1.0, 1e-12);
+  EXPECT_LT(j["energy"]["relative_drift"].as<double>(), 1e-5);
+  EXPECT_TRUE(j["warnings"].IsSequence());
+}
+
+TEST(SimulateCommand, FailureNamesTimeAndEquationsAndLeavesNoFile) {
+  // elimination keeps independent rows only while the mechanism is regular: at the double
+  // four-bar's horizontal singular configuration (t = 1.23 s) the kept O2.x and O3.x become dependent
+  const fs::path dir = scratchDirectory("failure");
+  const fs::path out = dir / "dfb.csv";
+  const test::CliRun r = test::runCli("simulate " + test::modelPath("double_four_bar") +
+                                      " --t-end 3 --method elimination --out " + out.string());
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("at t = 1.2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("O2.x"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("none written"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
+TEST(SimulateCommand, BadEliminationIsAUsageError) {
+  const fs::path dir = scratchDirectory("usage");
+  const std::string model = test::modelPath("mobile_robot");
+  const test::CliRun unknown = test::runCli("simulate " + model + " --t-end 1 --eliminate C.z,W4 --out " + (dir / "a.csv").string());
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.output.find("unknown equation 'C.z'"), std::string::npos) << unknown.output;
+  // the robot has 2 redundant equations: eliminating one is not enough
+  const test::CliRun few = test::runCli("simulate " + model + " --t-end 1 --eliminate W4 --out " + (dir / "b.csv").string());
+  EXPECT_EQ(few.exit_code, 1);
+  EXPECT_NE(few.output.find("exactly 2 redundant equations"), std::string::npos) << few.output;
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
+TEST(SimulateCommand, UnwritableOutputIsReportedWithItsPath) {
+  const test::CliRun r = test::runCli("simulate " + test::modelPath("redundant_pendulum") +
+                                      " --t-end 0.1 --out /nonexistent-dir/x.csv");
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.output.find("/nonexistent-dir/x.csv"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace loopdyn
