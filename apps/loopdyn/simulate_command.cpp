@@ -70,9 +70,10 @@ std::unique_ptr<Formulation> makeFormulation(const SimulateOptions& options, con
   auto formulation = std::make_unique<EliminationFormulation>(model, rows);
   DynamicsWorkspace ws(model);
   if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
-    std::cerr << "loopdyn: error: eliminating " << (eliminated_names.empty() ? "nothing" : "") ;
-    for (std::size_t k = 0; k < eliminated_names.size(); ++k) std::cerr << (k ? ", " : "") << eliminated_names[k];
-    std::cerr << " does not work at the initial state: " << problem << '\n';
+    std::string names;
+    for (const std::string& name : eliminated_names) names += (names.empty() ? "" : ", ") + name;
+    std::cerr << "loopdyn: error: eliminating " << (names.empty() ? "nothing" : names)
+              << " does not work at the initial state: " << problem << '\n';
     return nullptr;
   }
   return formulation;
