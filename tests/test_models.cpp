@@ -1,6 +1,7 @@
 #include "test_models.hpp"
 
 #include "loopdyn/io/model_reader.hpp"
+#include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/spatial/rotation.hpp"
 
 #include <numbers>
@@ -222,6 +223,11 @@ State stateOf(const Model& model) {
   State x = initialState(model);
   x.v.setZero();
   return x;
+}
+
+State assembledInitialState(const Model& model) {
+  KinematicsWorkspace kin(model);
+  return assemble(model, kin, initialState(model)).state;
 }
 
 State randomState(const Model& model, std::mt19937& rng) {

@@ -43,6 +43,9 @@ ModelSpec randomMechanismSpec(int dimension, std::mt19937& rng, const RandomMech
 /// The state written in a spec (its initial poses; zero velocities).
 State stateOf(const Model& model);
 
+/// The model's initial state (poses and velocities of its file) assembled onto the constraints.
+State assembledInitialState(const Model& model);
+
 /// A random (unassembled) state: positions, unit quaternions, velocities, time.
 State randomState(const Model& model, std::mt19937& rng);
 

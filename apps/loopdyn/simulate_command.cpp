@@ -27,7 +27,7 @@ struct SimulateOptions {
   std::string stabilization = "projection";
   Scalar baumgarte_alpha = 10, baumgarte_beta = 10;
   Scalar projection_tolerance = 0;
-  Scalar release = 0;
+  Scalar release = -1;  ///< < 0: defaultRelease(rtol)
   std::string reactions = "all";
   bool json = false;
 };
@@ -38,15 +38,28 @@ Stabilization stabilizationFromName(const std::string& name) {
   return Stabilization::Projection;
 }
 
+Scalar lagrangeRelease(const SimulateOptions& options) {
+  return options.release >= 0 ? options.release : defaultRelease(options.rtol);
+}
+
 /// The formulation asked for, or nothing (after printing why) if it cannot be built.
 std::unique_ptr<Formulation> makeFormulation(const SimulateOptions& options, const Model& model, const State& x0,
                                              std::vector<std::string>& eliminated_names) {
   if (options.method == "lagrange" && options.eliminate.empty())
-    return std::make_unique<LagrangeFormulation>(options.release);
+    return std::make_unique<LagrangeFormulation>(lagrangeRelease(options));
   KinematicsWorkspace kin(model);
+  // Only generically redundant equations may go: at a singular configuration QR would also mark
+  // equations that are dependent at this instant only, and removing them changes the motion.
+  const RankReport rank = analyzeConstraints(model, kin, x0, RankOptions{});
+  if (rank.singular) {
+    std::cerr << "loopdyn: error: the initial configuration is singular (rank " << rank.rank << ", generic rank "
+              << rank.generic_rank << "): elimination would remove equations that are dependent only here; "
+              << "start from a regular configuration or use --method lagrange\n";
+    return nullptr;
+  }
   std::vector<int> rows;
   if (options.eliminate.empty()) {
-    rows = dependentEquations(model, kin, x0);
+    rows = rank.dependent_equations;
   } else {
     try {
       rows = equationRows(model, options.eliminate);
@@ -55,19 +68,17 @@ std::unique_ptr<Formulation> makeFormulation(const SimulateOptions& options, con
       return nullptr;
     }
     // The eliminated equations must be redundant: removing them may not change the motion.
-    RankOptions rank_options;
-    rank_options.generic_samples = 0;
-    const int rank = analyzeConstraintsAt(model, kin, x0, rank_options).rank;
     const int kept = static_cast<int>(model.nc() - rows.size());
-    if (kept != rank) {
-      std::cerr << "loopdyn: error: --eliminate " << (kept > rank ? "removes too few" : "removes too many")
-                << " equations: the constraint matrix has rank " << rank << " of " << model.nc() << " rows, so exactly "
-                << model.nc() - rank << " redundant equations must go, not " << rows.size() << '\n';
+    if (kept != rank.rank) {
+      std::cerr << "loopdyn: error: --eliminate " << (kept > rank.rank ? "removes too few" : "removes too many")
+                << " equations: the constraint matrix has rank " << rank.rank << " of " << model.nc()
+                << " rows, so exactly " << model.nc() - rank.rank << " redundant equations must go, not "
+                << rows.size() << '\n';
       return nullptr;
     }
   }
   eliminated_names = equationNames(model, rows);
-  auto formulation = std::make_unique<EliminationFormulation>(model, rows);
+  auto formulation = std::make_unique<EliminationFormulation>(model, rows, options.eliminate.empty());
   DynamicsWorkspace ws(model);
   if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
     std::string names;
@@ -95,6 +106,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
     return;
   }
   run.formulation = std::string(formulation->name());
+  if (run.formulation == "lagrange") run.release = lagrangeRelease(options);
   run.integrator = options.integrator;
   run.stabilization = options.stabilization;
   SimulationOptions& so = run.options;
@@ -211,11 +223,10 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "Scaled constraint violation above which a step is projected (0: --rtol)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--release", o->release,
-                  "lagrange: constraint directions whose singular value falls below this fraction of the largest "
-                  "are released near singular configurations (0: plain least-norm; 1e-3 takes the modified "
-                  "four-bars through their singular configurations)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+                  "lagrange: constraint directions whose kinematic size falls below this fraction of the "
+                  "largest are released near singular configurations (0: plain least-norm; default "
+                  "10 sqrt(rtol), see docs/simulation.md)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--reactions", o->reactions, "Reaction columns: all, world (axes), joint (frame), none")
       ->check(CLI::IsMember({"all", "world", "joint", "none"}))
       ->capture_default_str();

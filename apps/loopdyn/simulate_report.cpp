@@ -59,7 +59,11 @@ std::string simulationText(const SimulationRun& run) {
   std::ostringstream os;
   os << "loopdyn simulate: " << run.model->name() << " (" << run.model_path << ")\n";
   os << "  formulation     " << run.formulation;
-  if (run.formulation == "lagrange") os << " (least-norm multipliers)";
+  if (run.formulation == "lagrange") {
+    os << " (least-norm multipliers";
+    if (run.release > 0) os << ", release " << number(run.release, "%.3g") << " near singular configurations";
+    os << ")";
+  }
   if (!run.eliminated.empty()) os << ", eliminated " << joined(run.eliminated) << " (reported as zero)";
   os << '\n';
   os << "  integrator      " << run.integrator;
@@ -100,6 +104,7 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("model").value(run.model_path);
   w.key("output").value(r.ok ? run.out_path : std::string());
   w.key("formulation").value(run.formulation);
+  w.key("release").value(run.release);
   w.key("eliminated_equations").array(run.eliminated);
   w.key("integrator").value(run.integrator);
   w.key("rtol").value(o.ode.rtol);

@@ -26,6 +26,7 @@ void prepare(const Model& model, DynamicsWorkspace& ws, const State& x, const Ba
     ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
   }
   ws.At = (ws.kin.C.transpose() * ws.scaling.row.asDiagonal()).eval();
+  ws.Cs_t = ws.scaling.col.asDiagonal() * ws.At;
   ws.mass_llt.matrixL().solveInPlace(ws.At);
   ws.z0 = ws.mass_llt.matrixL().solve(ws.F);
 }
@@ -53,16 +54,19 @@ std::string LagrangeFormulation::solve(const Model& model, DynamicsWorkspace& ws
     ws.z = ws.z0 + ws.w;
     ws.lambda = -ws.cod.solve(ws.w);
   } else {
-    // w = f(A A^T) r with f(s^2) = s^2 / (s^4 + mu^4) on the eigenvalues s^2 of the Gram matrix:
-    // 1/s^2 (least norm) where s >> mu, 0 where s << mu (see the header)
+    // w = sum_k g_k e_k e_k^T r / s_k^2 over the eigenpairs (s_k^2, e_k) of A A^T, with the
+    // release weight g_k = kappa_k^4 / (kappa_k^4 + rho^4) from the KINEMATIC size of the direction,
+    // kappa_k = |C_s^T e_k| / max_j |C_s^T e_j| (dimensionless, mass-independent; see the header)
     ws.gram.noalias() = ws.At.transpose() * ws.At;
     ws.gram_eigen.compute(ws.gram);
     const VecX& s2 = ws.gram_eigen.eigenvalues();
-    const Scalar mu2 = release_ * release_ * std::max<Scalar>(s2.maxCoeff(), 0);
+    ws.kappa = (ws.Cs_t * ws.gram_eigen.eigenvectors()).colwise().norm().transpose();
+    const Scalar rho4 = std::pow(release_ * ws.kappa.maxCoeff(), 4);
     ws.w.noalias() = ws.gram_eigen.eigenvectors().transpose() * ws.r;
     for (Eigen::Index k = 0; k < ws.w.size(); ++k) {
-      const Scalar e = std::max<Scalar>(s2(k), 0);
-      ws.w(k) *= e / (e * e + mu2 * mu2);
+      const Scalar kappa4 = std::pow(ws.kappa(k), 4);
+      const Scalar g = kappa4 + rho4 > 0 ? kappa4 / (kappa4 + rho4) : 0;
+      ws.w(k) = s2(k) > 0 ? ws.w(k) * g / s2(k) : 0;
     }
     ws.lambda.noalias() = -ws.gram_eigen.eigenvectors() * ws.w;
     ws.z = ws.z0;
@@ -72,54 +76,87 @@ std::string LagrangeFormulation::solve(const Model& model, DynamicsWorkspace& ws
   return {};
 }
 
-EliminationFormulation::EliminationFormulation(const Model& model, std::vector<int> eliminated)
-    : eliminated_(std::move(eliminated)) {
+EliminationFormulation::EliminationFormulation(const Model& model, std::vector<int> eliminated, bool reselect)
+    : eliminated_(std::move(eliminated)), reselect_(reselect) {
   std::sort(eliminated_.begin(), eliminated_.end());
   for (int row = 0; row < model.nc(); ++row)
     if (!std::binary_search(eliminated_.begin(), eliminated_.end(), row)) kept_.push_back(row);
 }
 
-std::string EliminationFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  prepare(model, ws, x, baumgarte);
-  const auto n_kept = static_cast<Eigen::Index>(kept_.size());
-  MatX At_K(ws.At.rows(), n_kept);
-  VecX rhs(n_kept);
+namespace {
+
+/// Kept rows whose relative pivot falls below this count as dependent (Gram condition above 1e12).
+constexpr Scalar kDependentPivot = 1e-6;
+
+/// Solves with the rows `kept` only: (A_K A_K^T) lambda_K = A_K z0 - Gamma_K (paper 001, eq. (11)
+/// without the eliminated rows). False when the kept rows are (numerically) dependent: a Cholesky
+/// pivot ratio below kDependentPivot.
+bool solveKept(const Model& model, DynamicsWorkspace& ws, const std::vector<int>& kept) {
+  const auto n_kept = static_cast<Eigen::Index>(kept.size());
+  ws.At_K.resize(ws.At.rows(), n_kept);
+  ws.rhs_K.resize(n_kept);
   for (Eigen::Index k = 0; k < n_kept; ++k) {
-    const int row = kept_[static_cast<std::size_t>(k)];
-    At_K.col(k) = ws.At.col(row);
-    rhs(k) = ws.scaling.row(row) * ws.Gamma(row);
+    const int row = kept[static_cast<std::size_t>(k)];
+    ws.At_K.col(k) = ws.At.col(row);
+    ws.rhs_K(k) = ws.scaling.row(row) * ws.Gamma(row);
   }
-  // (A_K A_K^T) lambda_K = A_K z0 - Gamma_K  (paper 001, eq. (11) with the kept rows only)
-  ws.gram = At_K.transpose() * At_K;
+  ws.gram.noalias() = ws.At_K.transpose() * ws.At_K;
   ws.gram_llt.compute(ws.gram);
-  // a Cholesky pivot ratio below 1e-6 (condition above 1e12): the kept rows are dependent
   const VecX d = ws.gram_llt.matrixLLT().diagonal().cwiseAbs();
-  const bool singular =
-      ws.gram_llt.info() != Eigen::Success || (n_kept > 0 && d.minCoeff() <= 1e-6 * d.maxCoeff());
-  if (singular) {
-    // name the kept equations that QR with column pivoting finds dependent (failure path only)
-    Eigen::ColPivHouseholderQR<MatX> qr(At_K);
-    qr.setThreshold(1e-6);
-    std::string names;
-    for (Eigen::Index k = qr.rank(); k < n_kept; ++k) {
-      const int row = kept_[static_cast<std::size_t>(qr.colsPermutation().indices()(k))];
-      names += (names.empty() ? "" : ", ") + model.equations()[static_cast<std::size_t>(row)].name;
-    }
-    return "the equations kept after elimination are dependent here (" + (names.empty() ? "?" : names) +
-           "): a singular configuration, or too few equations eliminated";
-  }
-  const VecX lambda_K = ws.gram_llt.solve(At_K.transpose() * ws.z0 - rhs);
-  ws.z = ws.z0 - At_K * lambda_K;
+  if (ws.gram_llt.info() != Eigen::Success || (n_kept > 0 && d.minCoeff() <= kDependentPivot * d.maxCoeff())) return false;
+  ws.w.noalias() = ws.At_K.transpose() * ws.z0;
+  ws.w -= ws.rhs_K;
+  ws.gram_llt.solveInPlace(ws.w);
+  ws.z = ws.z0;
+  ws.z.noalias() -= ws.At_K * ws.w;
   ws.lambda.setZero(model.nc());
-  for (Eigen::Index k = 0; k < n_kept; ++k) ws.lambda(kept_[static_cast<std::size_t>(k)]) = lambda_K(k);
-  finish(ws);
-  return {};
+  for (Eigen::Index k = 0; k < n_kept; ++k) ws.lambda(kept[static_cast<std::size_t>(k)]) = ws.w(k);
+  return true;
 }
 
-std::vector<int> dependentEquations(const Model& model, KinematicsWorkspace& ws, const State& x) {
-  RankOptions options;
-  options.generic_samples = 0;
-  return analyzeConstraintsAt(model, ws, x, options).dependent_equations;
+std::string equationList(const Model& model, const std::vector<int>& rows) {
+  std::string names;
+  for (const int row : rows) names += (names.empty() ? "" : ", ") + model.equations()[static_cast<std::size_t>(row)].name;
+  return names.empty() ? "?" : names;
+}
+
+}  // namespace
+
+std::string EliminationFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+  prepare(model, ws, x, baumgarte);
+  if (solveKept(model, ws, kept_)) {
+    finish(ws);
+    return {};
+  }
+  // The kept rows are dependent here. QR with column pivoting of all of At (the same matrix and
+  // the same 1e-6 as the Cholesky test) tells whether the configuration is singular, or within
+  // that of one (rank below the number kept), or only the choice went bad.
+  Eigen::ColPivHouseholderQR<MatX> qr(ws.At);
+  qr.setThreshold(kDependentPivot);
+  const auto rank = static_cast<std::size_t>(qr.rank());
+  std::vector<int> dependent_kept;
+  {
+    Eigen::ColPivHouseholderQR<MatX> kept_qr(ws.At(Eigen::all, kept_));
+    kept_qr.setThreshold(kDependentPivot);
+    for (Eigen::Index k = kept_qr.rank(); k < static_cast<Eigen::Index>(kept_.size()); ++k)
+      dependent_kept.push_back(kept_[static_cast<std::size_t>(kept_qr.colsPermutation().indices()(k))]);
+  }
+  if (rank < kept_.size())
+    return "a singular configuration (or within 1e-6 of one): the constraint matrix has rank " + std::to_string(rank) + " here, below the " +
+           std::to_string(kept_.size()) + " equations kept after elimination (dependent: " +
+           equationList(model, dependent_kept) + ")";
+  if (reselect_) {
+    // a regular configuration where the initial choice fails (paper 001, sect. 3.1: which
+    // equations are redundant may depend on the configuration): here, the QR choice
+    std::vector<int> kept(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + rank);
+    std::sort(kept.begin(), kept.end());
+    if (solveKept(model, ws, kept)) {
+      finish(ws);
+      return {};
+    }
+  }
+  return "the equations kept after elimination are dependent here (" + equationList(model, dependent_kept) +
+         ") although the mechanism is not singular: eliminate other equations";
 }
 
 std::vector<int> equationRows(const Model& model, const std::vector<std::string>& names) {

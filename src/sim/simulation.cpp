@@ -79,6 +79,8 @@ std::string singularityHint(const Model& model, const State& x, int initial_rank
 
 Scalar projectionTrigger(ode::Method method) { return method == ode::Method::Adams ? 10 : 1; }
 
+Scalar defaultRelease(Scalar rtol) { return 10 * std::sqrt(rtol); }
+
 SimulationResult simulate(const Model& model, Formulation& formulation, const State& x0,
                           const SimulationOptions& options,
                           const std::function<void(const Sample&, const DynamicsWorkspace&)>& on_sample) {
@@ -98,8 +100,12 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   ode::Rhs rhs = [&](Scalar t, const Scalar* y, Scalar* ydot) -> int {
     unpack(model, t, y, xr);
     const std::string problem = formulation.solve(model, ws, xr);
-    if (!problem.empty() || !ws.a.allFinite()) {
-      rhs_problem = problem.empty() ? "the accelerations are not finite" : problem;
+    if (!problem.empty()) {
+      rhs_problem = problem;
+      return -1;  // the formulation cannot go on here (a singular configuration): stop
+    }
+    if (!ws.a.allFinite()) {
+      rhs_problem = "the accelerations are not finite";
       return 1;  // recoverable: the integrator retries with a smaller step
     }
     positionRates(model, xr, ydot);

@@ -155,6 +155,12 @@ TEST(SimulateCommand, BadEliminationIsAUsageError) {
   const test::CliRun few = test::runCli("simulate " + model + " --t-end 1 --eliminate W4 --out " + (dir / "b.csv").string());
   EXPECT_EQ(few.exit_code, 1);
   EXPECT_NE(few.output.find("exactly 2 redundant equations"), std::string::npos) << few.output;
+  // at a singular initial configuration QR would eliminate equations that are redundant there only
+  const test::CliRun singular = test::runCli("simulate " + test::modelPath("double_four_bar_singular") +
+                                             " --t-end 1 --method elimination --out " + (dir / "c.csv").string());
+  EXPECT_EQ(singular.exit_code, 1);
+  EXPECT_NE(singular.output.find("initial configuration is singular (rank 12, generic rank 14)"), std::string::npos)
+      << singular.output;
   EXPECT_TRUE(fs::is_empty(dir));
 }
 

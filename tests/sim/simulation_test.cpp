@@ -102,8 +102,7 @@ TEST(Simulation, RobotEliminationVariantsAndLagrangeAgreeOnMotionAndUniqueReacti
   // W2 & W4) gives the same motion; the reactions in A, D..H, the driver and W5 agree, those in
   // B, C, W1..W4 do not. Over the whole steering profile (7 s: right turn, straight, left turn).
   const Model model = test::loadModel("mobile_robot");
-  KinematicsWorkspace kin(model);
-  const State x0 = assemble(model, kin, initialState(model)).state;
+  const State x0 = test::assembledInitialState(model);
   LagrangeFormulation lagrange;
   const Trajectory reference = run(model, lagrange, x0, 7);
   const std::vector<std::string> unique{"A", "D", "E", "F", "G", "H", "steer", "W5"};
@@ -130,41 +129,79 @@ TEST(Simulation, RobotEliminationVariantsAndLagrangeAgreeOnMotionAndUniqueReacti
   }
 }
 
-TEST(Simulation, DoubleFourBarPassesItsSingularConfigurationsConservingEnergy) {
-  // IFToMM benchmark set-up (model header): 10 s from cranks vertical, top of crank 1 at 1 m/s
-  const Model model = test::loadModel("double_four_bar");
-  KinematicsWorkspace kin(model);
-  const State x0 = assemble(model, kin, initialState(model)).state;
+TEST(Simulation, AutomaticEliminationIsReChosenWhereItsRowsBecomeDependent) {
+  // The spatial four-bar (four parallel revolutes, redundancy 3): QR at t = 0 eliminates O4.rx,
+  // B.ry, O2.ry; along the motion the kept joint-frame equations become dependent at a regular
+  // configuration (measured with bs23, rtol 1e-8: A.ry at t = 1.408 s). A fixed choice must stop
+  // there and say the mechanism is not singular; the automatic one continues with the rows QR
+  // keeps there and moves like lagrange.
+  const Model model = test::loadModel("four_bar_spatial");
+  const State x0 = test::assembledInitialState(model);
+  SimulationOptions options;
+  options.t_end = 2;
+  options.sample_interval = 0.05;
+  options.integrator = ode::Method::Bs23;
+  const std::vector<int> rows = equationRows(model, {"O4.rx", "B.ry", "O2.ry"});
+  auto noSamples = [](const Sample&, const DynamicsWorkspace&) {};
+  EliminationFormulation fixed(model, rows, false);
+  const SimulationResult stopped = simulate(model, fixed, x0, options, noSamples);
+  EXPECT_FALSE(stopped.ok);
+  EXPECT_NE(stopped.failure.find("not singular"), std::string::npos) << stopped.failure;
+
+  std::vector<VecX> q_elimination, q_lagrange;
+  EliminationFormulation automatic(model, rows, true);
+  const SimulationResult r = simulate(model, automatic, x0, options,
+                                      [&](const Sample& s, const DynamicsWorkspace&) { q_elimination.push_back(s.x.q); });
+  ASSERT_TRUE(r.ok) << r.failure;
   LagrangeFormulation lagrange;
+  simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) { q_lagrange.push_back(s.x.q); });
+  ASSERT_EQ(q_elimination.size(), q_lagrange.size());
+  Scalar difference = 0;
+  for (std::size_t k = 0; k < q_lagrange.size(); ++k)
+    difference = std::max(difference, (q_elimination[k] - q_lagrange[k]).cwiseAbs().maxCoeff());
+  // two bs23 runs at rtol 1e-8 over 2 s: measured 1e-8; 1e-6 allows for the error growth of
+  // two independent integrations of different formulations
+  EXPECT_LT(difference, 1e-6);
+}
+
+TEST(Simulation, DoubleFourBarPassesItsSingularConfigurationsConservingEnergy) {
+  // IFToMM benchmark set-up (model header): 10 s from cranks vertical, top of crank 1 at 1 m/s;
+  // with plain least-norm multipliers and with the release `loopdyn simulate` uses by default
+  const Model model = test::loadModel("double_four_bar");
+  const State x0 = test::assembledInitialState(model);
   SimulationOptions options;
   options.t_end = 10;
   options.sample_interval = 0.01;
   options.ode.rtol = 1e-10;
   options.ode.atol = 1e-12;
-  int crossings = 0;
-  Scalar previous = 0;
-  const SimulationResult r = simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
-    // all bars horizontal when crank 1 is: sin(phi) changes sign
-    const Scalar s_phi = std::sin(s.x.q(2));
-    if (previous * s_phi < 0) ++crossings;
-    previous = s_phi;
-  });
-  ASSERT_TRUE(r.ok) << r.failure;
-  // measured: 7 sign changes in 10 s at this initial speed; each is a pass through the singular
-  // configuration, so the motion must not stop at (or bounce back from) the first ones
-  EXPECT_GE(crossings, 5) << "the crank turns through the horizontal (singular) positions";
-  EXPECT_LT(r.energy_drift_max / r.energy_scale, 1e-6);
+  for (const Scalar release : {Scalar(0), defaultRelease(options.ode.rtol)}) {
+    LagrangeFormulation lagrange(release);
+    int crossings = 0;
+    Scalar previous = 0;
+    const SimulationResult r = simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
+      // all bars horizontal when crank 1 is: sin(phi) changes sign
+      const Scalar s_phi = std::sin(s.x.q(2));
+      if (previous * s_phi < 0) ++crossings;
+      previous = s_phi;
+    });
+    ASSERT_TRUE(r.ok) << r.failure;
+    // measured: 7 sign changes in 10 s at this initial speed; each is a pass through the singular
+    // configuration, so the motion must not stop at (or bounce back from) the first ones
+    EXPECT_GE(crossings, 5) << "release " << release;
+    // measured: 4.8e-7 (release 0), 2.8e-7 (release 1e-4)
+    EXPECT_LT(r.energy_drift_max / r.energy_scale, 1e-6) << "release " << release;
+  }
 }
 
 TEST(Simulation, ReleaseTakesTheModifiedDoubleFourBarThroughItsSingularConfigurations) {
   // Paper 004's modified double four-bar (redundant, rank 11 -> 10 at the horizontal). Plain
   // least-norm multipliers amplify drift by 1/s near the singular configuration: the mechanism is
   // captured at the first horizontal pass from below (measured: t = 2.18 s, 23% of the energy lost
-  // in one step). The released filter (dynamics/formulation.hpp) passes every crossing. If the
-  // first expectation ever fails, plain least norm has become robust here: update the docs.
+  // in one step). The release (dynamics/formulation.hpp), by default 10 sqrt(rtol) = 1e-3 here,
+  // passes every crossing. If the first expectation ever fails, plain least norm has become
+  // robust here: update the docs.
   const Model model = test::loadModel("modified_double_four_bar");
-  KinematicsWorkspace kin(model);
-  const State x0 = assemble(model, kin, initialState(model)).state;
+  const State x0 = test::assembledInitialState(model);
   SimulationOptions options;
   options.t_end = 10;
   options.sample_interval = 0.01;
@@ -182,8 +219,8 @@ TEST(Simulation, ReleaseTakesTheModifiedDoubleFourBarThroughItsSingularConfigura
   };
   int plain_crossings = 0, released_crossings = 0;
   EXPECT_GT(relativeDrift(0, plain_crossings), 0.1);
-  // measured 2e-7 and 6 crossings at rtol 1e-8
-  EXPECT_LT(relativeDrift(1e-3, released_crossings), 1e-5);
+  // measured 2.4e-8 and 6 crossings at rtol 1e-8
+  EXPECT_LT(relativeDrift(defaultRelease(options.ode.rtol), released_crossings), 1e-6);
   EXPECT_GT(released_crossings, plain_crossings);
   EXPECT_GE(released_crossings, 5);
 }

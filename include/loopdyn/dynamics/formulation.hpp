@@ -30,7 +30,12 @@
 ///   elimination  only the rows `kept` are used (paper 001, sect. 3.1): (A_K A_K^T) lambda_K =
 ///                A_K z0 - Gamma_K by Cholesky; the eliminated multipliers are zero. The kept rows
 ///                must be independent; they are chosen by QR with column pivoting of C^T
-///                (analysis/constraint_rank.hpp) or named by the user.
+///                (analysis/constraint_rank.hpp) or named by the user. Which rows are redundant
+///                can change along the motion (the spatial four-bar's joint-frame equations
+///                O4.rx, B.ry, O2.ry chosen at t = 0 leave A.ry dependent at t = 1.4 s, a regular
+///                configuration): an automatic choice is then replaced, for that evaluation, by
+///                the rows QR keeps there. At a singular configuration (rank below the number of
+///                kept rows) elimination cannot go on and says so.
 ///
 /// Baumgarte stabilisation (optional) replaces Gamma by Gamma - 2 alpha (C v + b) - beta^2 Phi.
 
@@ -70,6 +75,10 @@ struct DynamicsWorkspace {
   Eigen::SelfAdjointEigenSolver<MatX> gram_eigen;
   Eigen::LLT<MatX> gram_llt;
   MatX gram;
+  MatX At_K;   ///< the kept columns of At (elimination)
+  VecX rhs_K;
+  MatX Cs_t;    ///< C_s^T = diag(col) C^T diag(row)
+  VecX kappa;  ///< kinematic size of each Gram eigendirection
   VecX w;
 };
 
@@ -107,17 +116,17 @@ class LagrangeFormulation final : public Formulation {
 class EliminationFormulation final : public Formulation {
  public:
   /// eliminated: rows of C removed from the equations (their multipliers are reported as zero).
-  EliminationFormulation(const Model& model, std::vector<int> eliminated);
+  /// reselect: where those leave dependent equations at a regular configuration, use the rows
+  /// QR with column pivoting keeps there instead (for an automatic choice; a user's choice fails).
+  EliminationFormulation(const Model& model, std::vector<int> eliminated, bool reselect = false);
   std::string_view name() const override { return "elimination"; }
   std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
   std::vector<int> eliminatedEquations() const override { return eliminated_; }
 
  private:
   std::vector<int> eliminated_, kept_;
+  bool reselect_;
 };
-
-/// The equations QR with column pivoting of C^T marks dependent at x (paper 001, sect. 3.1).
-std::vector<int> dependentEquations(const Model& model, KinematicsWorkspace& ws, const State& x);
 
 /// Rows of C by equation name ("C.y", "W4"); throws InvalidArgument naming an unknown one.
 std::vector<int> equationRows(const Model& model, const std::vector<std::string>& names);

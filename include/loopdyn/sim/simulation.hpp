@@ -35,6 +35,14 @@ enum class Stabilization { Projection, Baumgarte, None };
 /// double four-bar loses 8e-4 of its energy at 10 x rtol, 3e-8 at 1 x).
 Scalar projectionTrigger(ode::Method method);
 
+/// Default release of the lagrange formulation near singular configurations (dynamics/
+/// formulation.hpp): 10 sqrt(rtol). The least-norm multipliers amplify a constraint drift of
+/// order rtol by 1/kappa as the kinematic size kappa of a direction vanishes, while releasing a
+/// direction below rho drops a physical force over a time window of order rho: the two errors
+/// balance at rho ~ sqrt(rtol). Measured on the bundled models (10 s, dopri5), see
+/// docs/simulation.md.
+Scalar defaultRelease(Scalar rtol);
+
 struct SimulationOptions {
   Scalar t_end = 1;
   Scalar sample_interval = 0.01;
