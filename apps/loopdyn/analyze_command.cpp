@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "analyze_report.hpp"
+#include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "model_loading.hpp"
@@ -20,6 +21,7 @@ struct AnalyzeOptions {
   Scalar uniqueness_threshold = kUniquenessThreshold;
   std::string method = "all";
   std::vector<std::string> groups;
+  bool criterion = false;
 };
 
 /// "NAME=P1,P2,...@BODY" -> GroupSpec; returns an error message, empty on success.
@@ -85,6 +87,12 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   results.assembly = &loaded->assembly;
   results.rank = analyzeConstraints(model, ws, loaded->assembly.state, rank_options);
   results.uniqueness = analyzeReactionUniqueness(model, ws, loaded->assembly.state, uniqueness_options);
+  if (options.criterion) {
+    evaluateConstraints(model, ws, loaded->assembly.state);
+    MatX M;
+    massMatrix(model, ws.motion, M);
+    results.criterion = projectiveCriterion(model, ws, M, loaded->assembly.state);
+  }
   collectWarnings(results);
   std::cout << (options.json ? analysisJson(results) : analysisText(results));
   exit_code = kExitOk;
@@ -100,6 +108,9 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
       "configuration");
   cmd->add_option("model", options->model_path, "Model file (YAML)")->required();
   cmd->add_flag("--json", options->json, "Print the report as one JSON object");
+  cmd->add_flag("--criterion", options->criterion,
+                "Also print the projective criterion (paper 003): cos^2 alpha, cos^2 beta per coordinate and the best "
+                "set of independent coordinates");
   cmd->add_option("--samples", options->samples,
                   "Nearby configurations sampled to find the generic rank (0: skip the singularity test)")
       ->check(CLI::NonNegativeNumber);

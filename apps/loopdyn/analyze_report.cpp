@@ -248,10 +248,28 @@ void collectWarnings(AnalysisResults& res) {
                              formatNumber(g.resultant.margin()) + " decades of its threshold");
 }
 
+/// cos^2 alpha and cos^2 beta per velocity coordinate, and the chosen set (paper 003, sect. 3).
+void printCriterion(std::ostream& os, const AnalysisResults& res) {
+  const ProjectiveCriterion& c = *res.criterion;
+  const std::vector<std::string> names = velocityCoordinateNames(*res.model);
+  os << "\nprojective criterion (paper 003, eqs. (23a), (23b), kinetic-energy metric): "
+     << names.size() - static_cast<std::size_t>(c.rank) << " independent coordinate(s) of " << names.size() << "\n";
+  os << row("  %-22s %12s %12s\n", "coordinate", "cos2 alpha", "cos2 beta");
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const bool chosen = std::find(c.best_set.begin(), c.best_set.end(), static_cast<int>(i)) != c.best_set.end();
+    os << row("  %-22s %12.6f %12.6f%s\n", names[i].c_str(), c.cos2_alpha[i], c.cos2_beta[i], chosen ? "   chosen" : "");
+  }
+  os << "best set     ";
+  for (std::size_t j = 0; j < c.best_set.size(); ++j)
+    os << (j ? ", " : "") << names[static_cast<std::size_t>(c.best_set[j])] << " (pivot " << formatNumber(c.set_pivots[j]) << ")";
+  os << "\n             (QR with column pivoting of the tangent projections: never a singular set where a regular one exists)\n";
+}
+
 std::string analysisText(const AnalysisResults& res) {
   std::ostringstream os;
   printStructure(os, res);
   printUniqueness(os, res);
+  if (res.criterion) printCriterion(os, res);
   return os.str();
 }
 
@@ -327,6 +345,25 @@ std::string analysisJson(const AnalysisResults& res) {
     w.endObject();
   }
   w.endArray();
+  if (res.criterion) {
+    const ProjectiveCriterion& c = *res.criterion;
+    const std::vector<std::string> names = velocityCoordinateNames(model);
+    w.key("criterion").beginObject();
+    w.key("coordinates").beginArray();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      w.beginObject();
+      w.key("name").value(names[i]);
+      w.key("cos2_alpha").value(c.cos2_alpha[i]);
+      w.key("cos2_beta").value(c.cos2_beta[i]);
+      w.endObject();
+    }
+    w.endArray();
+    std::vector<std::string> set;
+    for (const int i : c.best_set) set.push_back(names[static_cast<std::size_t>(i)]);
+    w.key("best_set").array(set);
+    w.key("set_pivots").array(c.set_pivots);
+    w.endObject();
+  }
   w.key("warnings").array(res.warnings);
   w.endObject();
   return w.str() + '\n';

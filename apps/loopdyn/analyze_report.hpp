@@ -2,11 +2,13 @@
 /// The report of `loopdyn analyze`: constraint structure (rank, redundancy, singularity) and
 /// reaction uniqueness, as text tables for a person or as one JSON object for a program.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/dynamics/projective_criterion.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/model/model.hpp"
 
@@ -18,6 +20,8 @@ struct AnalysisResults {
   const AssemblyResult* assembly = nullptr;
   RankReport rank;
   UniquenessReport uniqueness;
+  /// With --criterion: the projective criterion (paper 003) at the configuration.
+  std::optional<ProjectiveCriterion> criterion;
   /// Warnings about how far the answers can be trusted (singular configuration, small margins,
   /// methods that disagree), one sentence each.
   std::vector<std::string> warnings;

@@ -117,5 +117,19 @@ TEST(AnalyzeCommand, UsageErrorExitsWithCode1) {
   EXPECT_EQ(run("frobnicate").exit_code, 1);
 }
 
+TEST(AnalyzeCommand, CriterionPrintsEveryCoordinateAndTheChosenSet) {
+  // four-bar: 9 coordinates, 1 degree of freedom -> one coordinate marked chosen
+  const CliRun text = run("analyze " + test::modelPath("four_bar_planar") + " --criterion");
+  EXPECT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("1 independent coordinate(s) of 9"), std::string::npos) << text.output;
+  std::size_t chosen = 0;
+  for (std::size_t at = text.output.find("   chosen"); at != std::string::npos; at = text.output.find("   chosen", at + 1)) ++chosen;
+  EXPECT_EQ(chosen, 1u) << text.output;
+  const CliRun json = run("analyze " + test::modelPath("mobile_robot") + " --criterion --json");
+  EXPECT_EQ(json.exit_code, 0);
+  EXPECT_NE(json.output.find("\"criterion\":"), std::string::npos);
+  EXPECT_NE(json.output.find("\"best_set\":"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace loopdyn

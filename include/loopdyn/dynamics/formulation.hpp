@@ -12,21 +12,22 @@
 ///                orthogonal decomposition of A^T): the accelerations are the unique ones, and of
 ///                the infinitely many multiplier vectors the one of least (scaled) norm is
 ///                returned. That choice decides every non-unique reaction.
-///                Optional release (mu > 0): w from the eigenvalues s^2 of A A^T with the smooth
-///                filter f(s^2) = s^2 / (s^4 + mu^4) in place of 1/s^2, mu = release x s_max:
-///                directions with s >> mu are enforced as before (relative change (mu/s)^4),
-///                those that vanish near a singular configuration (s << mu) are released, and
-///                the drift they let through is removed by the projection (sim/simulation.hpp).
-///                The tangential part of z (the free motion, null(A)) never changes. Why: the
-///                least-norm solution amplifies any constraint drift by 1/s near a singular
-///                configuration. Measured (10 s, dopri5, rtol 1e-8, relative energy drift): the
+///                Release rho > 0 (`loopdyn simulate` default 10 sqrt(rtol), sim/simulation.hpp):
+///                w = sum_k g_k e_k e_k^T r / s_k^2 over the eigenpairs (s_k^2, e_k) of A A^T,
+///                g_k = kappa_k^4 / (kappa_k^4 + rho^4), kappa_k = |C_s^T e_k| / max_j |C_s^T e_j|
+///                the KINEMATIC size of the direction on the dimensionless C_s (scaling.hpp).
+///                Directions far from singular (kappa >> rho) are enforced as before (relative
+///                change (rho/kappa)^4); those that vanish at a singular configuration are
+///                released smoothly, and the drift they let through is removed by the
+///                projection. The free motion (null(A)) never changes. Why: least-norm
+///                multipliers amplify a constraint drift by 1/kappa near a singular
+///                configuration. Measured (10 s, dopri5, relative energy drift): with rho = 0 the
 ///                modified double, triple and 2x2 four-bars (paper 004) are captured at their
-///                horizontal configuration with release 0 (23-38% of the energy lost in one
-///                step) and pass it with release 1e-3 (3e-8, 2e-8, 1e-7). Not the default: s
-///                also reflects the mass distribution, and on the spatial four-bar (light rod
-///                spins) release 1e-3 releases a regular direction (energy drift 8e-4, a
-///                projection every step; 1e-5: 4e-8). Choosing mu from the kinematics alone is
-///                left to the continuation formulations (paper 004).
+///                horizontal pose at rtol 1e-8 (23-38% of the energy lost in one step) and
+///                collapse the step size at 1e-10; with the default they pass (2e-8..1e-7 at
+///                rtol 1e-8, 3e-10..4e-9 at 1e-10). kappa, unlike s, does not depend on the
+///                masses: a first version released by s and, on the spatial four-bar whose light
+///                rods spin, released a regular direction (drift 8e-4).
 ///   elimination  only the rows `kept` are used (paper 001, sect. 3.1): (A_K A_K^T) lambda_K =
 ///                A_K z0 - Gamma_K by Cholesky; the eliminated multipliers are zero. The kept rows
 ///                must be independent; they are chosen by QR with column pivoting of C^T
@@ -103,7 +104,7 @@ class Formulation {
 
 class LagrangeFormulation final : public Formulation {
  public:
-  /// release: mu / s_max of the filter (see the header); 0 (default): the plain least-norm
+  /// release: rho of the kinematic release filter (see the header); 0 (default): the plain least-norm
   /// solution by a complete orthogonal decomposition.
   explicit LagrangeFormulation(Scalar release = 0) : release_(release) {}
   std::string_view name() const override { return "lagrange"; }
