@@ -26,7 +26,6 @@ void prepare(const Model& model, DynamicsWorkspace& ws, const State& x, const Ba
     ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
   }
   ws.At = (ws.kin.C.transpose() * ws.scaling.row.asDiagonal()).eval();
-  ws.Cs_t = ws.scaling.col.asDiagonal() * ws.At;
   ws.mass_llt.matrixL().solveInPlace(ws.At);
   ws.z0 = ws.mass_llt.matrixL().solve(ws.F);
 }
@@ -60,6 +59,7 @@ std::string LagrangeFormulation::solve(const Model& model, DynamicsWorkspace& ws
     ws.gram.noalias() = ws.At.transpose() * ws.At;
     ws.gram_eigen.compute(ws.gram);
     const VecX& s2 = ws.gram_eigen.eigenvalues();
+    ws.Cs_t.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.transpose() * ws.scaling.row.asDiagonal();
     ws.kappa = (ws.Cs_t * ws.gram_eigen.eigenvectors()).colwise().norm().transpose();
     const Scalar rho4 = std::pow(release_ * ws.kappa.maxCoeff(), 4);
     ws.w.noalias() = ws.gram_eigen.eigenvectors().transpose() * ws.r;
