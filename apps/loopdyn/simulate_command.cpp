@@ -2,12 +2,14 @@
 // reactions over time marked unique or not, written as one CSV row per sample.
 
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/dynamics/projection.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
 #include "model_loading.hpp"
@@ -21,6 +23,7 @@ struct SimulateOptions {
   std::string model_path, out_path;
   Scalar t_end = 0, sample = 0.01;
   std::string method = "lagrange";
+  bool continuation = true;
   std::vector<std::string> eliminate;
   std::string integrator = "dopri5";
   Scalar rtol = 1e-8, atol = 1e-10, max_step = 0, step = 1e-3;
@@ -51,6 +54,9 @@ std::unique_ptr<Formulation> makeFormulation(const SimulateOptions& options, con
   // Only generically redundant equations may go: at a singular configuration QR would also mark
   // equations that are dependent at this instant only, and removing them changes the motion.
   const RankReport rank = analyzeConstraints(model, kin, x0, RankOptions{});
+  if (options.method == "projection")
+    return std::make_unique<ProjectionFormulation>(model, rank.generic_rank, options.continuation,
+                                                   lagrangeRelease(options));
   if (rank.singular) {
     std::cerr << "loopdyn: error: the initial configuration is singular (rank " << rank.rank << ", generic rank "
               << rank.generic_rank << "): elimination would remove equations that are dependent only here; "
@@ -106,7 +112,8 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
     return;
   }
   run.formulation = std::string(formulation->name());
-  if (run.formulation == "lagrange") run.release = lagrangeRelease(options);
+  if (run.formulation == "lagrange" || run.formulation == "projection") run.release = lagrangeRelease(options);
+  run.continuation = options.continuation;
   run.integrator = options.integrator;
   run.stabilization = options.stabilization;
   SimulationOptions& so = run.options;
@@ -192,9 +199,15 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--t-end", o->t_end, "Simulated time, s")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--out", o->out_path, "Output table (CSV), one row per sample")->required();
   cmd->add_option("--method", o->method,
-                  "Formulation: lagrange (least-norm multipliers) or elimination (redundant equations removed)")
-      ->check(CLI::IsMember({"lagrange", "elimination"}))
+                  "Formulation: lagrange (least-norm multipliers), elimination (redundant equations removed), projection "
+                  "(QR tangent basis with continuation, paper 004)")
+      ->check(CLI::IsMember({"lagrange", "elimination", "projection"}))
       ->capture_default_str();
+  cmd->add_option("--continuation", o->continuation,
+                  "projection: continue the tangent basis along the motion (on), or refactorise it after every "
+                  "step (off, for comparison)")
+      ->transform(CLI::IsMember(std::map<std::string, bool>{{"on", true}, {"off", false}}))
+      ->default_str("on");
   cmd->add_option("--eliminate", o->eliminate,
                   "Equations to eliminate, by name (e.g. C.y,W4); implies --method elimination. Default: chosen by "
                   "QR with column pivoting")

@@ -64,6 +64,11 @@ std::string simulationText(const SimulationRun& run) {
     if (run.release > 0) os << ", release " << number(run.release, "%.3g") << " near singular configurations";
     os << ")";
   }
+  if (run.formulation == "projection") {
+    os << " (QR tangent basis, " << (run.continuation ? "continued along the motion" : "refactorised every step");
+    if (run.release > 0) os << ", release " << number(run.release, "%.3g") << " near singular configurations";
+    os << ")";
+  }
   if (!run.eliminated.empty()) os << ", eliminated " << joined(run.eliminated) << " (reported as zero)";
   os << '\n';
   os << "  integrator      " << run.integrator;
@@ -90,6 +95,7 @@ std::string simulationText(const SimulationRun& run) {
   } else {
     os << "  FAILED          " << r.failure << "\n  output          none written\n";
   }
+  for (const std::string& e : r.events) os << "  event           " << e << '\n';
   for (const std::string& w : run.warnings) os << "warning: " << w << '\n';
   return os.str();
 }
@@ -149,6 +155,7 @@ std::string simulationJson(const SimulationRun& run) {
   for (Eigen::Index k = 0; k < r.final_state.v.size(); ++k) w.value(r.final_state.v(k));
   w.endArray();
   w.endObject();
+  w.key("events").array(r.events);
   w.key("warnings").array(run.warnings);
   w.endObject();
   return w.str() + "\n";

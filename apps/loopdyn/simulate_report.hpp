@@ -23,6 +23,7 @@ struct SimulationRun {
   std::string model_path, out_path;
   const Model* model = nullptr;
   std::string formulation;
+  bool continuation = true;  ///< projection
   Scalar release = 0;  ///< lagrange: the release used (dynamics/formulation.hpp)
   std::vector<std::string> eliminated;  ///< names of the eliminated equations (elimination)
   std::string integrator;

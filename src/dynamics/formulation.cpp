@@ -38,8 +38,32 @@ void finish(DynamicsWorkspace& ws) {
 
 }  // namespace
 
+std::string Formulation::start(const Model&, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
+  u = x.v;
+  return {};
+}
+
+std::string Formulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                                  Eigen::Ref<VecX> du, bool) const {
+  x.v = u;
+  std::string problem = solve(model, ws, x);
+  du = ws.a;
+  return problem;
+}
+
+Scalar Formulation::constraintPower(const DynamicsWorkspace& ws, const State&) const { return ws.lambda.dot(ws.kin.b); }
+
+Formulation::StepOutcome Formulation::afterStep(const Model&, DynamicsWorkspace&, const Step&, const State&,
+                                               Eigen::Ref<VecX>) {
+  return {};
+}
+
 DynamicsWorkspace::DynamicsWorkspace(const Model& model)
-    : kin(model), a(VecX::Zero(model.nv())), lambda(VecX::Zero(model.nc())), scaling(constraintScaling(model)) {}
+    : kin(model),
+      a(VecX::Zero(model.nv())),
+      lambda(VecX::Zero(model.nc())),
+      scaling(constraintScaling(model)),
+      kin_shifted(model) {}
 
 std::string LagrangeFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   prepare(model, ws, x, baumgarte);

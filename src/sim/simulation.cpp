@@ -13,17 +13,6 @@ namespace loopdyn {
 
 namespace {
 
-void unpack(const Model& model, Scalar t, const Scalar* y, State& x) {
-  x.t = t;
-  x.q = Eigen::Map<const VecX>(y, model.nq());
-  x.v = Eigen::Map<const VecX>(y + model.nq(), model.nv());
-}
-
-void pack(const State& x, Scalar work, VecX& y) {
-  y.resize(x.q.size() + x.v.size() + 1);
-  y << x.q, x.v, work;
-}
-
 /// qdot from v: 2D the same; 3D rdot = v and quaternion rate 1/2 (0, w) * q (w in world axes).
 void positionRates(const Model& model, const State& x, Scalar* qdot) {
   if (model.dimension() == 2) {
@@ -49,6 +38,9 @@ void normalizeQuaternions(const Model& model, State& x) {
 /// A projection that does not converge is retried after the next step while the violation stays
 /// below this multiple of the projection tolerance.
 constexpr Scalar kPostponeFactor = 100;
+
+/// At most this many formulation events are kept (a switching set could otherwise fill memory).
+constexpr std::size_t kMaxEvents = 1000;
 
 /// Scaled violations of the state as evaluated in ws.
 void violations(const Model& model, const DynamicsWorkspace& ws, const State& x, Scalar& position, Scalar& velocity) {
@@ -93,13 +85,23 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   const Scalar tolerance =
       options.projection_tolerance > 0 ? options.projection_tolerance : projectionTrigger(options.integrator) * options.ode.rtol;
 
-  // right-hand side of the ODE y = (q, v, W)
+  // ODE state y = (q, u, W): positions, the formulation's velocity variables, driver work
+  const int nq = model.nq(), nu = formulation.velocityStateSize(model);
+  const auto positions = [&](Scalar t, const VecX& y, State& x) {
+    x.t = t;
+    x.q = y.head(nq);
+    normalizeQuaternions(model, x);
+  };
+  VecX du(nu);
+
+  // right-hand side
   State xr;
   std::string rhs_problem;
-  const int nq = model.nq(), nv = model.nv();
   ode::Rhs rhs = [&](Scalar t, const Scalar* y, Scalar* ydot) -> int {
-    unpack(model, t, y, xr);
-    const std::string problem = formulation.solve(model, ws, xr);
+    xr.t = t;
+    xr.q = Eigen::Map<const VecX>(y, nq);
+    const std::string problem =
+        formulation.evaluate(model, ws, xr, Eigen::Map<const VecX>(y + nq, nu), Eigen::Map<VecX>(ydot + nq, nu), false);
     if (!problem.empty()) {
       rhs_problem = problem;
       return -1;  // the formulation cannot go on here (a singular configuration): stop
@@ -109,8 +111,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       return 1;  // recoverable: the integrator retries with a smaller step
     }
     positionRates(model, xr, ydot);
-    Eigen::Map<VecX>(ydot + nq, nv) = ws.a;
-    ydot[nq + nv] = ws.F_nc.dot(xr.v) + ws.lambda.dot(ws.kin.b);
+    ydot[nq + nu] = ws.F_nc.dot(xr.v) + formulation.constraintPower(ws, xr);
     return 0;
   };
 
@@ -118,18 +119,18 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   Sample sample;
   Scalar energy_max_T = 0, energy_V0 = 0, energy_dV = 0;
   auto emit = [&](Scalar t, const VecX& y) {
-    unpack(model, t, y.data(), sample.x);
-    normalizeQuaternions(model, sample.x);
-    const std::string problem = formulation.solve(model, ws, sample.x);
+    positions(t, y, sample.x);
+    const std::string problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du, true);
     if (!problem.empty() && result.ok) {
       result.ok = false;
       result.failure = "at t = " + std::to_string(t) + " s: " + problem;
     }
     sample.a = ws.a;
     sample.lambda = ws.lambda;
+    sample.generalized_velocities = formulation.generalizedVelocities(y.segment(nq, nu));
     sample.kinetic = kineticEnergy(model, ws.kin.motion);
     sample.potential = potentialEnergy(model, ws.kin.motion);
-    sample.work = y(nq + nv);
+    sample.work = y(nq + nu);
     violations(model, ws, sample.x, sample.position_violation, sample.velocity_violation);
     const Scalar E = sample.kinetic + sample.potential - sample.work;
     if (result.samples == 0) {
@@ -152,8 +153,15 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     return analyzeConstraintsAt(model, check, x0, o).rank;
   }();
 
-  VecX y0, y;
-  pack(x0, 0, y0);
+  VecX y0(nq + nu + 1), y;
+  y0.head(nq) = x0.q;
+  y0(nq + nu) = 0;
+  if (const std::string problem = formulation.start(model, ws, x0, y0.segment(nq, nu)); !problem.empty()) {
+    result.ok = false;
+    result.failure = "at t = " + std::to_string(x0.t) + " s: " + problem;
+    result.final_state = x0;
+    return result;
+  }
   ode::Integrator integrator(options.integrator, rhs, x0.t, y0, options.ode);
   const Scalar dt = options.sample_interval;
   const long last = std::max(1L, static_cast<long>(std::ceil((options.t_end - x0.t) / dt - 1e-9)));
@@ -164,14 +172,25 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   projection.keep_prescribed_velocities = false;
   projection.position_tolerance = projection.velocity_tolerance = std::max(1e-14, 1e-3 * tolerance);
   State xp;
+  VecX u(nu), yi;
+  Formulation::Step step_info;
+  step_info.tolerance = tolerance;
+  step_info.at = [&](Scalar t, State& x, VecX& ui) {
+    integrator.interpolate(t, yi);
+    positions(t, yi, x);
+    ui = yi.segment(nq, nu);
+  };
   long steps = 0;
+  Scalar t_previous = x0.t;
   while (result.ok && integrator.time() < options.t_end) {
     ode::StepResult step = integrator.step(options.t_end);
     if (step.ok && ++steps > options.ode.max_steps)
       step = {false, "more than " + std::to_string(options.ode.max_steps) + " steps (step size collapsed) at t = " +
                          std::to_string(integrator.time()) + " s"};
+    positions(integrator.time(), integrator.state(), xp);
+    u = integrator.state().segment(nq, nu);
     if (!step.ok) {
-      unpack(model, integrator.time(), integrator.state().data(), xp);
+      formulation.evaluate(model, ws, xp, u, du, false);
       result.ok = false;
       result.failure = step.message + singularityHint(model, xp, initial_rank);
       if (!rhs_problem.empty()) result.failure += " (" + rhs_problem + ")";
@@ -182,38 +201,57 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       emit(sampleTime(next), y);
       ++next;
     }
-    if (options.stabilization != Stabilization::Projection) continue;
-    // project when the violation exceeds the tolerance
-    unpack(model, integrator.time(), integrator.state().data(), xp);
-    normalizeQuaternions(model, xp);
-    evaluateConstraints(model, ws.kin, xp);
-    Scalar position = 0, velocity = 0;
-    violations(model, ws, xp, position, velocity);
-    const Scalar speed = ws.scaling.col.cwiseProduct(xp.v).norm() / model.characteristicLength();
-    if (position <= tolerance && velocity <= tolerance * std::max<Scalar>(1, speed)) continue;
-    // positions onto Phi = 0; next to a singular configuration Newton converges only linearly, so
-    // a result below the trigger is accepted, then velocities onto C v + b = 0 there
-    AssemblyResult projected = assemblePositions(model, check, xp, projection);
-    if (projected.converged || projected.position_residual <= 0.1 * tolerance)
-      projected = assembleVelocities(model, check, projected.state, projection);
-    if (!projected.converged && position <= kPostponeFactor * tolerance &&
-        velocity <= kPostponeFactor * tolerance * std::max<Scalar>(1, speed)) {
-      // keep the (still small) violation and try again after the next step
-      ++result.projections_postponed;
-      continue;
+    if (!result.ok) break;
+    bool restart = false;
+    step_info.t0 = t_previous;
+    step_info.projected = false;
+    t_previous = integrator.time();
+    if (options.stabilization == Stabilization::Projection) {
+      // project when the violation exceeds the tolerance
+      formulation.evaluate(model, ws, xp, u, du, false);
+      Scalar position = 0, velocity = 0;
+      violations(model, ws, xp, position, velocity);
+      const Scalar speed = ws.scaling.col.cwiseProduct(xp.v).norm() / model.characteristicLength();
+      if (position > tolerance || velocity > tolerance * std::max<Scalar>(1, speed)) {
+        // positions onto Phi = 0 (Newton with least-norm steps: along the range of C^T, paper 004
+        // eqs. (12)-(13)); next to a singular configuration Newton converges only linearly, so a
+        // result below the trigger is accepted. Then velocities onto C v + b = 0 there: by the
+        // simulation for absolute formulations, by the formulation (afterStep) for the others.
+        AssemblyResult projected = assemblePositions(model, check, xp, projection);
+        if ((projected.converged || projected.position_residual <= 0.1 * tolerance) && formulation.carriesVelocities())
+          projected = assembleVelocities(model, check, projected.state, projection);
+        else if (projected.position_residual <= 0.1 * tolerance)
+          projected.converged = true;
+        if (!projected.converged && position <= kPostponeFactor * tolerance &&
+            velocity <= kPostponeFactor * tolerance * std::max<Scalar>(1, speed)) {
+          ++result.projections_postponed;  // keep the (still small) violation and try again after the next step
+        } else if (!projected.converged) {
+          result.ok = false;
+          result.failure = "at t = " + std::to_string(xp.t) + " s the state could not be projected onto the constraints: " +
+                           projected.message + singularityHint(model, xp, initial_rank);
+          break;
+        } else {
+          xp = projected.state;
+          if (formulation.carriesVelocities()) u = xp.v;
+          step_info.projected = restart = true;
+          ++result.projections;
+        }
+      }
     }
-    if (!projected.converged) {
-      result.ok = false;
-      result.failure = "at t = " + std::to_string(xp.t) + " s the state could not be projected onto the constraints: " +
-                       projected.message + singularityHint(model, xp, initial_rank);
-      break;
+    const Formulation::StepOutcome outcome = formulation.afterStep(model, ws, step_info, xp, u);
+    if (!outcome.event.empty() && result.events.size() < kMaxEvents)
+      result.events.push_back("t = " + std::to_string(xp.t) + " s: " + outcome.event);
+    restart = restart || outcome.restart;
+    if (restart) {
+      y.resize(nq + nu + 1);
+      y << xp.q, u, integrator.state()(nq + nu);
+      integrator.reset(integrator.time(), y);
     }
-    pack(projected.state, integrator.state()(nq + nv), y);
-    integrator.reset(integrator.time(), y);
-    ++result.projections;
   }
   result.statistics = integrator.statistics();
-  unpack(model, integrator.time(), integrator.state().data(), result.final_state);
+  positions(integrator.time(), integrator.state(), result.final_state);
+  u = integrator.state().segment(nq, nu);
+  formulation.evaluate(model, ws, result.final_state, u, du, false);
   result.energy_scale = energy_max_T + energy_dV;
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

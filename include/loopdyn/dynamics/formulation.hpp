@@ -44,11 +44,16 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <Eigen/LU>
+#include <Eigen/SVD>
+
+#include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
 #include "loopdyn/kinematics/state.hpp"
@@ -81,6 +86,17 @@ struct DynamicsWorkspace {
   MatX Cs_t;    ///< C_s^T = diag(col) C^T diag(row)
   VecX kappa;  ///< kinematic size of each Gram eigendirection
   VecX w;
+
+  // minimal-coordinate formulations (partitioning.hpp, projection.hpp)
+  TangentFactorization tangent;
+  KinematicsWorkspace kin_shifted;  ///< constraints at q (+) e v, for the rate of A
+  State x_shifted;
+  MatX T, TS, AdotT, X, Mt, D, CD;
+  Eigen::LLT<MatX> mt_llt;
+  Eigen::PartialPivLU<MatX> cd_lu;
+  Eigen::JacobiSVD<MatX> r11_svd;
+  bool r11_released = false;
+  VecX p1, p2, vt, at, rhs_u;
 };
 
 struct Baumgarte {
@@ -97,6 +113,44 @@ class Formulation {
   virtual std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const = 0;
   /// Rows of C whose multipliers the formulation sets to zero by construction.
   virtual std::vector<int> eliminatedEquations() const { return {}; }
+
+  // ---- the velocity variables u the integrator carries (sim/simulation.hpp) ----
+  // Absolute formulations carry the velocities themselves, u = v. The minimal-coordinate
+  // formulations (partitioning.hpp, projection.hpp) carry independent velocities, and what they
+  // track along the path, so that v = v(q, t, u) satisfies C v + b = 0 by construction.
+
+  /// Size of u.
+  virtual int velocityStateSize(const Model& model) const { return model.nv(); }
+  /// True when u = v (the simulation then projects velocities onto C v + b = 0 itself).
+  virtual bool carriesVelocities() const { return true; }
+  /// Sets up the formulation's own choices at the assembled state x and writes u for it.
+  virtual std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u);
+  /// From positions x.q at x.t and u: fills x.v, ws.a and du/dt, and ws.lambda when `multipliers`
+  /// (a minimal formulation skips them inside the integration, where only their power is needed).
+  virtual std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                               Eigen::Ref<VecX> du, bool multipliers) const;
+  /// Power of the constraint forces at the last evaluation: lambda^T b = (M a - F)^T v (the work
+  /// drivers do; C^T lambda = F - M a and C v = -b).
+  virtual Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const;
+  /// Called after every accepted step (and after the simulation projected the positions, with
+  /// `projected`) at the state x, whose velocities came from u. May re-choose what u means and
+  /// rewrite u for the same motion; returns what it did ("" if nothing), and the simulation then
+  /// restarts the integrator from the new u. `at(t, x, u)` interpolates inside the step [t0, x.t].
+  struct Step {
+    Scalar t0 = 0;
+    bool projected = false;
+    Scalar tolerance = 0;  ///< the simulation's projection trigger (scaled violation)
+    std::function<void(Scalar t, State& x, VecX& u)> at;
+  };
+  struct StepOutcome {
+    bool restart = false;  ///< u was rewritten
+    std::string event;     ///< what happened, for the log ("" if nothing worth reporting)
+  };
+  virtual StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
+                                Eigen::Ref<VecX> u);
+  /// The generalized velocities inside u (empty for absolute formulations): an output column group.
+  virtual int generalizedVelocityCount(const Model&) const { return 0; }
+  virtual Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const { return u.head(0); }
 
   Baumgarte baumgarte;
 };

@@ -2,8 +2,9 @@
 /// A simulation: a formulation (dynamics/formulation.hpp), an integrator (ode/integrator.hpp) and
 /// constraint stabilisation, producing samples at exact times.
 ///
-/// ODE state y = (q, v, W): positions (quaternions in 3D, qdot = 1/2 (0, w) * q with w in world
-/// axes), velocities, and W, the work done on the system by drivers (lambda^T b: rheonomic
+/// ODE state y = (q, u, W): positions (quaternions in 3D, qdot = 1/2 (0, w) * q with w in world
+/// axes), the formulation's velocity variables u (the velocities v for the absolute formulations,
+/// independent velocities for the minimal-coordinate ones: dynamics/formulation.hpp), and W, the work done on the system by drivers (lambda^T b: rheonomic
 /// constraints do work, paper 001, eq. (4)) and by non-conservative applied loads (F_nc . v).
 /// E = T + V - W is then constant in the exact solution (energy.balance).
 ///
@@ -59,6 +60,7 @@ struct SimulationOptions {
 struct Sample {
   State x;
   VecX a, lambda;
+  VecX generalized_velocities;  ///< minimal-coordinate formulations: the independent velocities u
   Scalar kinetic = 0, potential = 0, work = 0;
   Scalar position_violation = 0;  ///< ||Phi_s|| / L
   Scalar velocity_violation = 0;  ///< ||diag(row)(C v + b)|| / L, 1/s
@@ -78,6 +80,7 @@ struct SimulationResult {
   Scalar energy_scale = 0;         ///< max(T) + max|V - V(0)| over the samples: for relative drift
   Scalar max_position_violation = 0, max_velocity_violation = 0;  ///< over the samples (see Sample)
   std::vector<std::string> warnings;
+  std::vector<std::string> events;  ///< what the formulation re-chose along the way ("t = ... s: ...")
 };
 
 /// Integrates from x0 (assembled) to options.t_end, calling on_sample at t = 0, dt, 2 dt, ...,

@@ -1,0 +1,54 @@
+#include "loopdyn/dynamics/tangent_space.hpp"
+
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <cmath>
+
+namespace loopdyn {
+
+void TangentFactorization::compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank) {
+  At.noalias() = scaling.col.asDiagonal() * kin.C.transpose() * scaling.row.asDiagonal();
+  qr.compute(At);
+  const auto n = At.rows();
+  r = rank;
+  Q1.setIdentity(n, r);
+  Q1.applyOnTheLeft(qr.householderQ());
+  R11 = qr.matrixR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
+  K.assign(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + qr.colsPermutation().size());
+}
+
+Scalar TangentFactorization::diagonalRatio(int j) const {
+  const Scalar first = std::abs(qr.matrixR()(0, 0));
+  return first > 0 ? std::abs(qr.matrixR()(j, j)) / first : 0;
+}
+
+int TangentFactorization::rankAt(Scalar threshold) const {
+  const int size = static_cast<int>(std::min(qr.matrixR().rows(), qr.matrixR().cols()));
+  int rank = 0;
+  while (rank < size && diagonalRatio(rank) >= threshold) ++rank;
+  return rank;
+}
+
+MatX TangentFactorization::fullQ() const { return qr.householderQ(); }
+
+bool reorthogonalize(const MatX& Q1, Eigen::Ref<MatX> T) {
+  MatX X = T - Q1 * (Q1.transpose() * T);  // P T0
+  const MatX G = X.transpose() * X;        // T0^T P T0 (P is a projector)
+  Eigen::SelfAdjointEigenSolver<MatX> eigen(G);
+  if (eigen.info() != Eigen::Success || (G.rows() > 0 && eigen.eigenvalues().minCoeff() <= 1e-12)) return false;
+  T.noalias() = X * eigen.operatorInverseSqrt();
+  return true;
+}
+
+AdmissibleMotions admissibleMotions(const Model& model, const KinematicsWorkspace& kin, Scalar threshold) {
+  TangentFactorization f;
+  const ConstraintScaling scaling = constraintScaling(model);
+  f.compute(kin, scaling, 0);
+  AdmissibleMotions out;
+  out.rank = f.rankAt(threshold);
+  out.motions = scaling.col.asDiagonal() * f.fullQ().rightCols(model.nv() - out.rank);
+  return out;
+}
+
+}  // namespace loopdyn
