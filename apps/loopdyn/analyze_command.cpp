@@ -22,6 +22,7 @@ struct AnalyzeOptions {
   std::string method = "all";
   std::vector<std::string> groups;
   bool criterion = false;
+  bool motions = false;
 };
 
 /// "NAME=P1,P2,...@BODY" -> GroupSpec; returns an error message, empty on success.
@@ -93,6 +94,10 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
     massMatrix(model, ws.motion, M);
     results.criterion = projectiveCriterion(model, ws, M, loaded->assembly.state);
   }
+  if (options.motions) {
+    evaluateConstraints(model, ws, loaded->assembly.state);
+    results.motions = admissibleMotions(model, ws, options.threshold);
+  }
   collectWarnings(results);
   std::cout << (options.json ? analysisJson(results) : analysisText(results));
   exit_code = kExitOk;
@@ -111,6 +116,9 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--criterion", options->criterion,
                 "Also print the projective criterion (paper 003): cos^2 alpha, cos^2 beta per coordinate and the best "
                 "set of independent coordinates");
+  cmd->add_flag("--motions", options->motions,
+                "Also print the admissible motions at the configuration (paper 004): the null space of the constraint "
+                "matrix, with the extra motions of a singular configuration");
   cmd->add_option("--samples", options->samples,
                   "Nearby configurations sampled to find the generic rank (0: skip the singularity test)")
       ->check(CLI::NonNegativeNumber);

@@ -265,11 +265,37 @@ void printCriterion(std::ostream& os, const AnalysisResults& res) {
   os << "\n             (QR with column pivoting of the tangent projections: never a singular set where a regular one exists)\n";
 }
 
+/// The admissible motions as columns over the velocity coordinates (paper 004, Figs. 3, 6, 9).
+void printMotions(std::ostream& os, const AnalysisResults& res) {
+  const AdmissibleMotions& a = *res.motions;
+  const std::vector<std::string> names = velocityCoordinateNames(*res.model);
+  const auto count = a.motions.cols();
+  const int regular = res.rank.generic_rank >= 0 ? res.model->nv() - res.rank.generic_rank : static_cast<int>(count);
+  os << "\nadmissible motions (null space of C: QR with column pivoting of C_s^T, rank " << a.rank << "): " << count;
+  if (count > regular)
+    os << ", of which " << count - regular << " exist only at this singular configuration (" << regular
+       << " at regular ones nearby; which of them continues a motion depends on the motion: `simulate --method "
+          "projection` reports it)";
+  os << "\n  each column is one motion (m/s and rad/s), of unit size in the scaled velocities (angular rates times L)\n";
+  os << row("  %-22s", "coordinate");
+  for (Eigen::Index j = 0; j < count; ++j) os << row(" %10s", ("motion " + std::to_string(j + 1)).c_str());
+  os << '\n';
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    os << row("  %-22s", names[i].c_str());
+    for (Eigen::Index j = 0; j < count; ++j) {
+      const Scalar value = a.motions(static_cast<Eigen::Index>(i), j);
+      os << row(" %10.5f", std::abs(value) < 1e-12 ? 0.0 : value);
+    }
+    os << '\n';
+  }
+}
+
 std::string analysisText(const AnalysisResults& res) {
   std::ostringstream os;
   printStructure(os, res);
   printUniqueness(os, res);
   if (res.criterion) printCriterion(os, res);
+  if (res.motions) printMotions(os, res);
   return os.str();
 }
 
@@ -362,6 +388,20 @@ std::string analysisJson(const AnalysisResults& res) {
     for (const int i : c.best_set) set.push_back(names[static_cast<std::size_t>(i)]);
     w.key("best_set").array(set);
     w.key("set_pivots").array(c.set_pivots);
+    w.endObject();
+  }
+  if (res.motions) {
+    const std::vector<std::string> names = velocityCoordinateNames(model);
+    w.key("motions").beginObject();
+    w.key("rank").value(res.motions->rank);
+    w.key("coordinates").array(names);
+    w.key("columns").beginArray();
+    for (Eigen::Index j = 0; j < res.motions->motions.cols(); ++j) {
+      w.beginArray();
+      for (Eigen::Index i = 0; i < res.motions->motions.rows(); ++i) w.value(res.motions->motions(i, j));
+      w.endArray();
+    }
+    w.endArray();
     w.endObject();
   }
   w.key("warnings").array(res.warnings);

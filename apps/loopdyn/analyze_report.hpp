@@ -9,6 +9,7 @@
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
 #include "loopdyn/dynamics/projective_criterion.hpp"
+#include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/model/model.hpp"
 
@@ -22,6 +23,8 @@ struct AnalysisResults {
   UniquenessReport uniqueness;
   /// With --criterion: the projective criterion (paper 003) at the configuration.
   std::optional<ProjectiveCriterion> criterion;
+  /// With --motions: the admissible motions (null C) at the configuration (paper 004, sect. 2.5).
+  std::optional<AdmissibleMotions> motions;
   /// Warnings about how far the answers can be trusted (singular configuration, small margins,
   /// methods that disagree), one sentence each.
   std::vector<std::string> warnings;

@@ -131,5 +131,19 @@ TEST(AnalyzeCommand, CriterionPrintsEveryCoordinateAndTheChosenSet) {
   EXPECT_NE(json.output.find("\"best_set\":"), std::string::npos);
 }
 
+// paper 004, Fig. 3: at the horizontal pose of the double four-bar, 3 admissible motions (rank
+// 12), two of them only there; at a regular pose one.
+TEST(AnalyzeCommand, MotionsListTheExtraAdmissibleMotionsOfASingularConfiguration) {
+  const CliRun singular = run("analyze " + test::modelPath("double_four_bar_singular") + " --motions");
+  EXPECT_EQ(singular.exit_code, 0) << singular.output;
+  EXPECT_NE(singular.output.find("rank 12): 3, of which 2 exist only at this singular configuration"), std::string::npos)
+      << singular.output;
+  const CliRun regular = run("analyze " + test::modelPath("double_four_bar") + " --motions --json");
+  EXPECT_EQ(regular.exit_code, 0);
+  const YAML::Node j = YAML::Load(regular.output);
+  EXPECT_EQ(j["motions"]["rank"].as<int>(), 14);
+  EXPECT_EQ(j["motions"]["columns"].size(), 1u);
+}
+
 }  // namespace
 }  // namespace loopdyn

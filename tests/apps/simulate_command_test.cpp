@@ -131,6 +131,24 @@ TEST(SimulateCommand, JsonSummaryHasStatisticsFinalStateAndWarnings) {
   EXPECT_TRUE(j["warnings"].IsSequence());
 }
 
+// paper 004: the projection formulation reports the double four-bar's singular passages (first
+// at t = 0.71 s, rank 14 -> 12) as events, and runs through them
+TEST(SimulateCommand, ProjectionReportsSingularPassages) {
+  const fs::path dir = scratchDirectory("projection");
+  const fs::path out = dir / "dfb.csv";
+  const test::CliRun r = test::runCli("simulate " + test::modelPath("double_four_bar") +
+                                          " --t-end 1.5 --method projection --json --out " + out.string(),
+                                      false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const YAML::Node j = YAML::Load(r.output);
+  EXPECT_EQ(j["formulation"].as<std::string>(), "projection");
+  ASSERT_EQ(j["events"].size(), 2u) << r.output;
+  EXPECT_NE(j["events"][0].as<std::string>().find("t = 0.71"), std::string::npos) << r.output;
+  EXPECT_NE(j["events"][0].as<std::string>().find("rank 14 -> 12, 2 new admissible motion(s)"), std::string::npos);
+  EXPECT_LT(j["energy"]["relative_drift"].as<double>(), 1e-5);
+  EXPECT_TRUE(fs::exists(out));
+}
+
 TEST(SimulateCommand, FailureNamesTimeAndEquationsAndLeavesNoFile) {
   // elimination keeps independent rows only while the mechanism is regular: at the double
   // four-bar's horizontal singular configuration (t = 1.23 s) the kept O2.x and O3.x become dependent
