@@ -50,7 +50,6 @@
 #include <string_view>
 #include <vector>
 
-#include <Eigen/LU>
 #include <Eigen/SVD>
 
 #include "loopdyn/dynamics/tangent_space.hpp"
@@ -91,9 +90,8 @@ struct DynamicsWorkspace {
   TangentFactorization tangent;
   KinematicsWorkspace kin_shifted;  ///< constraints at q (+) e v, for the rate of A
   State x_shifted;
-  MatX T, TS, AdotT, X, Mt, D, CD;
+  MatX TS, AdotT, X, Mt;
   Eigen::LLT<MatX> mt_llt;
-  Eigen::PartialPivLU<MatX> cd_lu;
   Eigen::JacobiSVD<MatX> r11_svd;
   bool r11_released = false;
   VecX p1, p2, vt, at, rhs_u;
