@@ -183,7 +183,8 @@ Formulation::StepOutcome ProjectionFormulation::afterStep(const Model& model, Dy
   StepOutcome outcome;
   // singular configurations inside the step: sample |R_rr| / |R_11|, search around the smallest
   const Scalar ratio_end = singularRatio(model, ws, x);
-  if (std::min(last_ratio_, ratio_end) < kNearSingular) {
+  const bool searched = std::min(last_ratio_, ratio_end) < kNearSingular;
+  if (searched) {
     std::array<Scalar, kDipSamples + 2> t{}, ratio{};
     State xi;
     VecX ui;
@@ -230,7 +231,8 @@ Formulation::StepOutcome ProjectionFormulation::afterStep(const Model& model, Dy
   } else {
     dip_at_end_ = false;
   }
-  last_ratio_ = singularRatio(model, ws, x);  // also leaves ws.tangent at x for what follows
+  // the search evaluated other states: factorise at x again for what follows
+  last_ratio_ = searched ? singularRatio(model, ws, x) : ratio_end;
 
   Eigen::Map<MatX> T(u.data(), n_, f_);
   const TangentFactorization& tf = ws.tangent;
