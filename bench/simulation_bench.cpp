@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/dynamics/partitioning.hpp"
 #include "loopdyn/dynamics/projection.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "bench_models.hpp"
@@ -31,6 +32,7 @@ std::unique_ptr<Formulation> formulationFor(benchmark::State& st, const Fixture&
   KinematicsWorkspace kin(f.model);
   const RankReport rank = analyzeConstraints(f.model, kin, f.state);
   if (method == "projection") return std::make_unique<ProjectionFormulation>(f.model, rank.generic_rank, true, defaultRelease(kRtol));
+  if (method == "partitioning") return std::make_unique<PartitioningFormulation>(f.model, rank.generic_rank);
   if (rank.singular) {
     st.SkipWithError("singular initial configuration: elimination refuses to start");
     return nullptr;
@@ -92,9 +94,9 @@ const bool registered = [] {
   const std::vector<std::pair<std::string, ode::Method>> integrators{
       {"dopri5", ode::Method::Dopri5}, {"bs23", ode::Method::Bs23}, {"adams", ode::Method::Adams}, {"rk4", ode::Method::Rk4}};
   for (const std::string& name : bundledModels()) {
-    for (const std::string method : {"lagrange", "lagrange-plain", "elimination", "projection"})
+    for (const std::string method : {"lagrange", "lagrange-plain", "elimination", "partitioning", "projection"})
       benchmark::RegisterBenchmark(("BM_Rhs/" + name + "/" + method).c_str(), BM_Rhs, name, method);
-    for (const std::string method : {"lagrange", "elimination", "projection"})
+    for (const std::string method : {"lagrange", "elimination", "partitioning", "projection"})
       for (const auto& [integrator_name, integrator] : integrators)
         benchmark::RegisterBenchmark(("BM_Simulate10s/" + name + "/" + method + "/" + integrator_name).c_str(),
                                      BM_Simulate10s, name, method, integrator)

@@ -262,6 +262,7 @@ void printCriterion(std::ostream& os, const AnalysisResults& res) {
   os << "best set     ";
   for (std::size_t j = 0; j < c.best_set.size(); ++j)
     os << (j ? ", " : "") << names[static_cast<std::size_t>(c.best_set[j])] << " (pivot " << formatNumber(c.set_pivots[j]) << ")";
+  if (!c.best_set.empty()) os << "; sigma_min " << formatNumber(c.set_sigma_min);
   os << "\n             (QR with column pivoting of the tangent projections: never a singular set where a regular one exists)\n";
 }
 
@@ -388,6 +389,7 @@ std::string analysisJson(const AnalysisResults& res) {
     for (const int i : c.best_set) set.push_back(names[static_cast<std::size_t>(i)]);
     w.key("best_set").array(set);
     w.key("set_pivots").array(c.set_pivots);
+    w.key("set_sigma_min").value(c.set_sigma_min);
     w.endObject();
   }
   if (res.motions) {

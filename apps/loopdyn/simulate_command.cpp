@@ -9,7 +9,9 @@
 #include "exit_codes.hpp"
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/dynamics/partitioning.hpp"
 #include "loopdyn/dynamics/projection.hpp"
+#include "loopdyn/dynamics/projective_criterion.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
 #include "model_loading.hpp"
@@ -24,6 +26,7 @@ struct SimulateOptions {
   Scalar t_end = 0, sample = 0.01;
   std::string method = "lagrange";
   bool continuation = true;
+  bool switching = true;
   std::vector<std::string> eliminate;
   std::string integrator = "dopri5";
   Scalar rtol = 1e-8, atol = 1e-10, max_step = 0, step = 1e-3;
@@ -57,6 +60,8 @@ std::unique_ptr<Formulation> makeFormulation(const SimulateOptions& options, con
   if (options.method == "projection")
     return std::make_unique<ProjectionFormulation>(model, rank.generic_rank, options.continuation,
                                                    lagrangeRelease(options));
+  if (options.method == "partitioning")
+    return std::make_unique<PartitioningFormulation>(model, rank.generic_rank, options.switching ? kSwitchRatio : 0);
   if (rank.singular) {
     std::cerr << "loopdyn: error: the initial configuration is singular (rank " << rank.rank << ", generic rank "
               << rank.generic_rank << "): elimination would remove equations that are dependent only here; "
@@ -114,6 +119,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   run.formulation = std::string(formulation->name());
   if (run.formulation == "lagrange" || run.formulation == "projection") run.release = lagrangeRelease(options);
   run.continuation = options.continuation;
+  run.switching = options.switching;
   run.integrator = options.integrator;
   run.stabilization = options.stabilization;
   SimulationOptions& so = run.options;
@@ -172,6 +178,19 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
       }
     }
   });
+  if (const auto* partitioning = dynamic_cast<const PartitioningFormulation*>(formulation.get())) {
+    const std::vector<std::string> names = velocityCoordinateNames(model);
+    auto named = [&](const std::vector<int>& set) {
+      std::vector<std::string> out;
+      for (const int i : set) out.push_back(names[static_cast<std::size_t>(i)]);
+      return out;
+    };
+    const auto& switches = partitioning->switches();
+    run.independent_initial = named(switches.empty() ? partitioning->partition().independent : switches.front().from);
+    run.independent_final = named(partitioning->partition().independent);
+    run.coordinate_switches = static_cast<int>(switches.size());
+    run.eliminated = equationNames(model, partitioning->eliminatedEquations());
+  }
   collectWarnings(run);
   if (run.result.ok) {
     try {
@@ -199,13 +218,19 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--t-end", o->t_end, "Simulated time, s")->required()->check(CLI::PositiveNumber);
   cmd->add_option("--out", o->out_path, "Output table (CSV), one row per sample")->required();
   cmd->add_option("--method", o->method,
-                  "Formulation: lagrange (least-norm multipliers), elimination (redundant equations removed), projection "
-                  "(QR tangent basis with continuation, paper 004)")
-      ->check(CLI::IsMember({"lagrange", "elimination", "projection"}))
+                  "Formulation: lagrange (least-norm multipliers), elimination (redundant equations removed), "
+                  "partitioning (independent coordinates by the projective criterion, paper 003), projection (QR "
+                  "tangent basis with continuation, paper 004)")
+      ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection"}))
       ->capture_default_str();
   cmd->add_option("--continuation", o->continuation,
                   "projection: continue the tangent basis along the motion (on), or refactorise it after every "
                   "step (off, for comparison)")
+      ->transform(CLI::IsMember(std::map<std::string, bool>{{"on", true}, {"off", false}}))
+      ->default_str("on");
+  cmd->add_option("--switching", o->switching,
+                  "partitioning: switch the independent coordinates when the projective criterion finds the set "
+                  "degraded (on), or keep the initial set (off, for comparison)")
       ->transform(CLI::IsMember(std::map<std::string, bool>{{"on", true}, {"off", false}}))
       ->default_str("on");
   cmd->add_option("--eliminate", o->eliminate,

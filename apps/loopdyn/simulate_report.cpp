@@ -69,8 +69,18 @@ std::string simulationText(const SimulationRun& run) {
     if (run.release > 0) os << ", release " << number(run.release, "%.3g") << " near singular configurations";
     os << ")";
   }
+  if (run.formulation == "partitioning")
+    os << " (independent coordinates by the projective criterion, "
+       << (run.switching ? "switched when degraded" : "kept from the start") << "; reactions by paper 003 eq. (38))";
   if (!run.eliminated.empty()) os << ", eliminated " << joined(run.eliminated) << " (reported as zero)";
   os << '\n';
+  if (run.formulation == "partitioning") {
+    os << "  coordinates     {" << joined(run.independent_initial) << "} at the start";
+    if (run.coordinate_switches > 0)
+      os << ", {" << joined(run.independent_final) << "} at the end, " << run.coordinate_switches << " switch"
+         << (run.coordinate_switches == 1 ? "" : "es");
+    os << '\n';
+  }
   os << "  integrator      " << run.integrator;
   if (o.integrator == ode::Method::Rk4)
     os << ", fixed step " << number(o.ode.fixed_step);
@@ -112,6 +122,13 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("formulation").value(run.formulation);
   w.key("release").value(run.release);
   w.key("eliminated_equations").array(run.eliminated);
+  if (run.formulation == "partitioning") {
+    w.key("independent_coordinates").beginObject();
+    w.key("initial").array(run.independent_initial);
+    w.key("final").array(run.independent_final);
+    w.key("switches").value(run.coordinate_switches);
+    w.endObject();
+  }
   w.key("integrator").value(run.integrator);
   w.key("rtol").value(o.ode.rtol);
   w.key("atol").value(o.ode.atol);

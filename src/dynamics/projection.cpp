@@ -1,7 +1,6 @@
 #include "loopdyn/dynamics/projection.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <sstream>
 
@@ -16,13 +15,9 @@ namespace {
 /// Central-difference step for A_dot, as a distance along the motion relative to L: balances the
 /// truncation error (step^2) against rounding (1e-16 / step).
 constexpr Scalar kRateStep = 5e-6;
-/// The smallest ratio of a step below this triggers the search for a closest approach.
-constexpr Scalar kNearSingular = 0.1;
 /// The release replaces the triangular solves with R11 once |R_rr| / |R_11| falls below this
 /// multiple of rho (far from singular its effect, (sigma / rho)^-4, is below 1e-4 there).
 constexpr Scalar kReleaseSwitch = 10;
-/// Interior samples of |R_rr| / |R_11| in a step near a singular configuration.
-constexpr int kDipSamples = 4;
 
 using ConstMapMat = Eigen::Map<const MatX>;
 
@@ -73,17 +68,8 @@ void jacobianRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x
 }  // namespace
 
 ProjectionFormulation::ProjectionFormulation(const Model& model, int rank, bool continuation, Scalar release)
-    : n_(model.nv()), r_(rank), f_(model.nv() - rank), continuation_(continuation), release_(release) {
+    : n_(model.nv()), r_(rank), f_(model.nv() - rank), continuation_(continuation), release_(release), watch_(rank) {
   LOOPDYN_CHECK(rank >= 0 && rank <= model.nv(), "projection: rank ", rank, " out of range");
-}
-
-Scalar ProjectionFormulation::singularRatio(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  ws.x_shifted.t = x.t;
-  ws.x_shifted.q = x.q;
-  ws.x_shifted.v.setZero(n_);  // C does not depend on v
-  evaluateConstraints(model, ws.kin, ws.x_shifted);
-  ws.tangent.compute(ws.kin, ws.scaling, r_);
-  return r_ > 0 ? ws.tangent.diagonalRatio(r_ - 1) : 1;
 }
 
 std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
@@ -147,18 +133,17 @@ std::string ProjectionFormulation::start(const Model& model, DynamicsWorkspace& 
                                          Eigen::Ref<VecX> u) {
   passages_.clear();
   resets_ = 0;
-  dip_at_end_ = false;
-  last_ratio_ = singularRatio(model, ws, x);
+  const Scalar ratio = watch_.start(model, ws, x);
   const TangentFactorization& tf = ws.tangent;
   Eigen::Map<MatX> T(u.data(), n_, f_);
   const VecX vt = ws.scaling.col.cwiseInverse().cwiseProduct(x.v);
-  if (last_ratio_ >= kSingularRatio) {
+  if (ratio >= kSingularRatio) {
     T = tf.fullQ().rightCols(f_);
   } else {
     // A singular start: the admissible motions outnumber f, and the branch the motion takes is
     // the one of the initial velocity. With one degree of freedom that decides T.
     if (f_ != 1 || vt.norm() <= 1e-12 * model.characteristicLength())
-      return "the initial configuration is singular (|R_rr| / |R_11| = " + std::to_string(last_ratio_) +
+      return "the initial configuration is singular (|R_rr| / |R_11| = " + std::to_string(ratio) +
              "): the projection formulation can start there only with one degree of freedom and a nonzero velocity, "
              "which picks the branch; start from a regular configuration";
     T = vt.normalized();
@@ -181,58 +166,17 @@ std::string ProjectionFormulation::solve(const Model& model, DynamicsWorkspace& 
 Formulation::StepOutcome ProjectionFormulation::afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step,
                                                           const State& x, Eigen::Ref<VecX> u) {
   StepOutcome outcome;
-  // singular configurations inside the step: sample |R_rr| / |R_11|, search around the smallest
-  const Scalar ratio_end = singularRatio(model, ws, x);
-  const bool searched = std::min(last_ratio_, ratio_end) < kNearSingular;
-  if (searched) {
-    std::array<Scalar, kDipSamples + 2> t{}, ratio{};
-    State xi;
-    VecX ui;
-    for (int k = 0; k <= kDipSamples + 1; ++k) {
-      t[k] = step.t0 + (x.t - step.t0) * k / (kDipSamples + 1);
-      if (k == 0) ratio[k] = last_ratio_;
-      else if (k == kDipSamples + 1) ratio[k] = ratio_end;
-      else {
-        step.at(t[k], xi, ui);
-        ratio[k] = singularRatio(model, ws, xi);
-      }
-    }
-    const int best = static_cast<int>(std::min_element(ratio.begin(), ratio.end()) - ratio.begin());
-    Scalar t_min = t[best], r_min = ratio[best];
-    if (best > 0 && best <= kDipSamples) {
-      // golden-section search for the closest approach in [t[best - 1], t[best + 1]]
-      constexpr Scalar g = 0.6180339887498949;
-      Scalar lo = t[best - 1], hi = t[best + 1];
-      auto f = [&](Scalar s) {
-        step.at(s, xi, ui);
-        return singularRatio(model, ws, xi);
-      };
-      Scalar c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = f(c), fd = f(d);
-      for (int it = 0; it < 60 && hi - lo > 1e-13 * std::max<Scalar>(1, std::abs(hi)); ++it) {
-        if (fc < fd) {
-          hi = d, d = c, fd = fc, c = hi - g * (hi - lo), fc = f(c);
-        } else {
-          lo = c, c = d, fc = fd, d = lo + g * (hi - lo), fd = f(d);
-        }
-      }
-      t_min = fc < fd ? c : d;
-      r_min = std::min(fc, fd);
-    }
-    const bool passage = (best > 0 && best <= kDipSamples) || (best == 0 && dip_at_end_);
-    dip_at_end_ = best == kDipSamples + 1;
-    if (passage && r_min < kSingularRatio) {
-      recordPassage(model, ws, step, t_min);
-      const SingularPassage& p = passages_.back();
-      std::ostringstream os;
-      os << "singular configuration (|R_rr|/|R_11| = " << p.ratio << "): rank " << p.rank_regular << " -> " << p.rank
-         << ", " << p.new_motions.cols() << " new admissible motion(s); the tracked motion continues";
-      outcome.event = os.str();
-    }
-  } else {
-    dip_at_end_ = false;
+  // singular configurations inside the step (singular_watch.hpp)
+  const SingularWatch::Approach approach = watch_.afterStep(model, ws, step, x);
+  if (approach.passage) {
+    recordPassage(model, ws, step, approach.t);
+    const SingularPassage& p = passages_.back();
+    std::ostringstream os;
+    os << "singular configuration (|R_rr|/|R_11| = " << p.ratio << "): rank " << p.rank_regular << " -> " << p.rank
+       << ", " << p.new_motions.cols() << " new admissible motion(s); the tracked motion continues";
+    outcome.event = os.str();
+    watch_.ratioAt(model, ws, x);  // recordPassage factorised elsewhere
   }
-  // the search evaluated other states: factorise at x again for what follows
-  last_ratio_ = searched ? singularRatio(model, ws, x) : ratio_end;
 
   Eigen::Map<MatX> T(u.data(), n_, f_);
   const TangentFactorization& tf = ws.tangent;
@@ -255,7 +199,7 @@ void ProjectionFormulation::recordPassage(const Model& model, DynamicsWorkspace&
   State xs;
   VecX us;
   step.at(t, xs, us);
-  singularRatio(model, ws, xs);
+  watch_.ratioAt(model, ws, xs);
   const TangentFactorization& tf = ws.tangent;
   SingularPassage p;
   p.t = t;

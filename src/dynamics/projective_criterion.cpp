@@ -2,6 +2,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/QR>
+#include <Eigen/SVD>
 
 #include <array>
 #include <string_view>
@@ -11,7 +12,8 @@
 
 namespace loopdyn {
 
-ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace& ws, const MatX& M, const State& x) {
+ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace& ws, const MatX& M, const State& x,
+                                        int rank) {
   evaluateConstraints(model, ws, x);
   const int n = model.nv();
   const ConstraintScaling scaling = constraintScaling(model);
@@ -21,7 +23,7 @@ ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace&
   Eigen::ColPivHouseholderQR<MatX> qr(Cs_t);
   qr.setThreshold(kRankThreshold);
   ProjectiveCriterion out;
-  out.rank = static_cast<int>(qr.rank());
+  out.rank = rank >= 0 ? rank : static_cast<int>(qr.rank());
   const int k = n - out.rank;
   const MatX Q = qr.householderQ();
   const MatX T = scaling.col.asDiagonal() * Q.rightCols(k);
@@ -52,6 +54,9 @@ ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace&
       out.best_set.push_back(choice.colsPermutation().indices()(j));
       out.set_pivots.push_back(std::abs(choice.matrixR()(j, j)));
     }
+    // W_S = Q R(:, 0:k) and R's first k columns are triangular: same singular values
+    const MatX R_S = choice.matrixR().topLeftCorner(k, k).triangularView<Eigen::Upper>();
+    out.set_sigma_min = Eigen::JacobiSVD<MatX>(R_S).singularValues()(k - 1);
   }
   return out;
 }

@@ -212,7 +212,10 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       Scalar position = 0, velocity = 0;
       violations(model, ws, xp, position, velocity);
       const Scalar speed = ws.scaling.col.cwiseProduct(xp.v).norm() / model.characteristicLength();
-      if (position > tolerance || velocity > tolerance * std::max<Scalar>(1, speed)) {
+      // (formulation.hpp: velocitiesFollowPositions)
+      const bool velocity_trigger =
+          !formulation.velocitiesFollowPositions() && velocity > tolerance * std::max<Scalar>(1, speed);
+      if (position > tolerance || velocity_trigger) {
         // positions onto Phi = 0 (Newton with least-norm steps: along the range of C^T, paper 004
         // eqs. (12)-(13)); next to a singular configuration Newton converges only linearly, so a
         // result below the trigger is accepted. Then velocities onto C v + b = 0 there: by the
@@ -239,6 +242,11 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       }
     }
     const Formulation::StepOutcome outcome = formulation.afterStep(model, ws, step_info, xp, u);
+    if (!outcome.failure.empty()) {
+      result.ok = false;
+      result.failure = outcome.failure;
+      break;
+    }
     if (!outcome.event.empty() && result.events.size() < kMaxEvents)
       result.events.push_back("t = " + std::to_string(xp.t) + " s: " + outcome.event);
     restart = restart || outcome.restart;

@@ -149,6 +149,28 @@ TEST(SimulateCommand, ProjectionReportsSingularPassages) {
   EXPECT_TRUE(fs::exists(out));
 }
 
+TEST(SimulateCommand, PartitioningReportsTheIndependentCoordinatesAndTheirSwitches) {
+  // the planar four-bar's coupler turns: its x and y velocities take turns as the better
+  // independent coordinate (first switch measured at t = 0.417 s)
+  const fs::path dir = scratchDirectory("partitioning");
+  const fs::path out = dir / "fb.csv";
+  const test::CliRun r = test::runCli("simulate " + test::modelPath("four_bar_planar") +
+                                          " --t-end 1.5 --method partitioning --json --out " + out.string(),
+                                      false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const YAML::Node j = YAML::Load(r.output);
+  EXPECT_EQ(j["formulation"].as<std::string>(), "partitioning");
+  const YAML::Node coordinates = j["independent_coordinates"];
+  ASSERT_TRUE(coordinates.IsMap()) << r.output;
+  EXPECT_EQ(coordinates["initial"][0].as<std::string>(), "coupler.x");
+  EXPECT_GE(coordinates["switches"].as<int>(), 1);
+  ASSERT_GE(j["events"].size(), 1u);
+  EXPECT_NE(j["events"][0].as<std::string>().find("t = 0.41"), std::string::npos) << r.output;
+  EXPECT_NE(j["events"][0].as<std::string>().find("{coupler.x} -> {coupler.y}"), std::string::npos) << r.output;
+  EXPECT_LT(j["energy"]["relative_drift"].as<double>(), 1e-6);
+  EXPECT_TRUE(fs::exists(out));
+}
+
 TEST(SimulateCommand, FailureNamesTimeAndEquationsAndLeavesNoFile) {
   // elimination keeps independent rows only while the mechanism is regular: at the double
   // four-bar's horizontal singular configuration (t = 1.23 s) the kept O2.x and O3.x become dependent

@@ -48,12 +48,9 @@
 #include <vector>
 
 #include "loopdyn/dynamics/formulation.hpp"
+#include "loopdyn/dynamics/singular_watch.hpp"
 
 namespace loopdyn {
-
-/// Closest approach to a singular configuration counts as a passage below this |R_rr| / |R_11|;
-/// the rank there is counted with the same threshold.
-inline constexpr Scalar kSingularRatio = 1e-3;
 
 struct SingularPassage {
   Scalar t = 0;
@@ -90,8 +87,6 @@ class ProjectionFormulation final : public Formulation {
   long basisResets() const { return resets_; }  ///< times T was re-orthogonalised or refactorised
 
  private:
-  /// |R_rr| / |R_11| at positions x (evaluates ws.kin and ws.tangent).
-  Scalar singularRatio(const Model& model, DynamicsWorkspace& ws, const State& x) const;
   /// p <- R11^-T p (columns), or its released form next to a singular configuration.
   void solveTransposed(DynamicsWorkspace& ws, Eigen::Ref<MatX> p) const;
   void recordPassage(const Model& model, DynamicsWorkspace& ws, const Step& step, Scalar t);
@@ -100,8 +95,7 @@ class ProjectionFormulation final : public Formulation {
   bool continuation_;
   Scalar release_;
   std::vector<SingularPassage> passages_;
-  Scalar last_ratio_ = 1;
-  bool dip_at_end_ = false;  ///< the last step's smallest ratio was at its end
+  SingularWatch watch_;
   long resets_ = 0;
 };
 

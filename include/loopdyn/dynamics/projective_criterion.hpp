@@ -36,10 +36,13 @@ struct ProjectiveCriterion {
   std::vector<Scalar> cos2_beta;   ///< per velocity coordinate, eq. (23b)
   std::vector<int> best_set;       ///< k = n - rank velocity coordinates, in the order chosen
   std::vector<Scalar> set_pivots;  ///< |R_jj| of the pivoted QR of W, one per chosen coordinate
+  Scalar set_sigma_min = 1;        ///< sigma_min(W_S) of the best set (1 when k = 0)
 };
 
-/// The criterion at state x (positions only matter). `M` is the mass matrix at x.
-ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace& ws, const MatX& M, const State& x);
+/// The criterion at state x (positions only matter). `M` is the mass matrix at x. `rank`: the rank
+/// of C to use (the generic rank on a motion), or < 0 to decide it at x with kRankThreshold.
+ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace& ws, const MatX& M, const State& x,
+                                        int rank = -1);
 
 /// Names of the velocity coordinates: `<body>.x .y .phi` (2D), `<body>.x .y .z .rx .ry .rz` (3D,
 /// rotations about the world axes).

@@ -1,0 +1,147 @@
+#pragma once
+/// Coordinate partitioning with the projective criterion (paper 003, sects. 2-5).
+///
+/// The velocity coordinates split into k = n - r independent ones I and r dependent ones D, on r
+/// independent rows K of C (QR with column pivoting of C_s^T: the redundant rows drop out, as in
+/// the elimination formulation). From C_K v + b_K = 0 and C_K a = Gamma_K,
+///   v_D = A v_I + eta,   a_D = A a_I + xi,   A = -C_KD^-1 C_KI, eta = -C_KD^-1 b_K,
+///   xi = C_KD^-1 Gamma_K                                                           (eqs. (7)-(10))
+/// so a = D^T a_I + [0; xi] with D^T = [I; A] (rows I, rows D). Projecting M a + C^T lambda = F
+/// on the tangent subspace (D C_K^T = 0) removes the multipliers:
+///   M_d a_I = h_d,  M_d = D M D^T,  h_d = D (F - M [0; xi])                     (eqs. (12)-(14))
+/// The integrator carries u = v_I and all of q (end of sect. 2): v follows from (q, t, u) with
+/// no constraint solve, and the position drift is removed by the simulation's projection.
+/// Velocity coordinates are the body velocities of kinematics/state.hpp (x, y, phi in 2D;
+/// x, y, z and the world rotation rates in 3D), the quasi-velocities of absolute coordinates.
+///
+/// Choosing the set (sect. 4). The best set is the one projectiveCriterion() picks: QR with
+/// column pivoting of the tangent projections W of the coordinate unit vectors, which is never
+/// singular where a regular set exists. How good a set S is: its quality
+///   mu(S) = sigma_min(W_S)  in [0, 1],
+/// the smallest singular value of the projections of its unit vectors (cos alpha_i of eq. (23a)
+/// for k = 1; zero exactly when S is singular). The volume |det W_S| would be the natural
+/// generalisation of the paper's cosines, but one vanishing direction shrinks its k-th root only
+/// slowly: on the spatial parallelogram (k = 16) a set whose volume^(1/k) was still 0.45 had one
+/// direction nearly singular, and the energy jumped by 1e-3 of its scale there. For the current
+/// set mu is cheap: with the tangent basis D^T (identity on I), W_I = M_d^-1/2 N_I^-1 with
+/// N_I = diag(M^-1(i,i))^1/2 over I, so mu = lambda_max(N_I M_d N_I)^-1/2 (a k x k eigenproblem).
+
+/// Switching (sect. 5). After every accepted step the current set's volume is compared with the
+/// best set's; the set is switched when
+///   mu(current) < kSwitchRatio mu(best),  kSwitchRatio = 1/2
+/// (for one degree of freedom: cos^2 alpha of the current coordinate below a quarter of the
+/// best's). The best set is recomputed only when the current one has fallen below half of the
+/// best quality last computed (so a set that stays good costs one k x k eigenproblem per step).
+/// The rows K are chosen again with the set, and also when C_KD becomes ill-conditioned (its
+/// reciprocal condition estimate below kRowsCondition): which rows are redundant can change
+/// along the motion (elimination, formulation.hpp). A switch changes what u means, not the
+/// motion: u is rewritten as the new v_I of the same velocities and the integrator restarts.
+/// At a singular configuration of the mechanism (rank C below r) every set is singular: A, eta
+/// and xi come from a C_KD whose condition grows without bound as the motion nears it. A step may
+/// land beside it and leave the motion on a wrong velocity (measured: the modified triple
+/// four-bar with adams lost 23% of its energy in one step at t = 2.74 s and then crawled; dopri5
+/// happened to step over its passages). Partitioning therefore watches every step for a
+/// singular configuration (singular_watch.hpp, the projection formulation's watch) and stops
+/// at the first one, with its time and rank (as elimination does): `--method projection`
+/// continues through them.
+///
+/// Reactions (sect. 5, eqs. (32)-(38)). In loopdyn's absolute coordinates the rows of C are the
+/// joint equations themselves (point coincidences, axis perpendicularities, distances), so the
+/// distribution matrix of the physical reactions is B = C_K and f = -lambda_K in the paper's sign
+/// (M q'' = h + B^T f; loopdyn writes M a + C^T lambda = F). The paper's closing-condition
+/// multipliers (eq. (31)) exist only in relative coordinates; the multipliers reported here are
+/// the joint reactions, with those of the redundant rows zero (as elimination does: one of the
+/// infinitely many reaction sets, marked non-unique wherever the reaction is not unique). The
+/// simulation computes them by scheme (38) on the dependent rows, C_KD^T lambda_K = (F - M a)_D,
+/// which reuses the factorisation of C_KD; partitionedReactions() gives all three schemes.
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/dynamics/formulation.hpp"
+#include "loopdyn/dynamics/singular_watch.hpp"
+
+namespace loopdyn {
+
+/// Switch the independent coordinates when the current set's quality falls below this fraction
+/// of the best set's (see the header).
+inline constexpr Scalar kSwitchRatio = 0.5;
+/// C_KD with a reciprocal condition estimate below this triggers a new choice of rows and set.
+inline constexpr Scalar kRowsCondition = 1e-6;
+
+/// One partition of the velocity coordinates and constraint rows.
+struct Partition {
+  std::vector<int> rows;         ///< K: r independent rows of C, ascending
+  std::vector<int> independent;  ///< I: k velocity coordinates, ascending (u = v_I)
+  std::vector<int> dependent;    ///< D: the other r, ascending
+  Scalar quality = 0;            ///< mu(I) = sigma_min(W_I) where it was chosen (1 if k = 0)
+};
+
+/// The partition the projective criterion recommends at positions x, for constraint rank `rank`
+/// (the generic rank; the criterion's own threshold decides the rank when rank < 0).
+/// `M` is the mass matrix at x. Uses ws.kin and ws.tangent.
+Partition choosePartition(const Model& model, DynamicsWorkspace& ws, const MatX& M, const State& x, int rank);
+
+/// A change of independent coordinates during a simulation.
+struct CoordinateSwitch {
+  Scalar t = 0;
+  std::vector<int> from, to;            ///< independent coordinates before and after
+  Scalar quality_from = 0, quality_to = 0;  ///< mu of each at t
+  bool rows_changed = false;
+};
+
+/// How the physical reactions f = -lambda_K are computed (paper 003, sect. 5).
+enum class ReactionScheme {
+  InverseMass,    ///< (35): (C_K M^-1 C_K^T) lambda_K = C_K M^-1 F - Gamma_K
+  Augmented,      ///< (37): [C_K; D M]^T [lambda_K; y] = F - M a, y = 0 (n x n solve)
+  DependentRows,  ///< (38): C_KD^T lambda_K = (F - M a)_D, the r independent rows of B^T
+};
+
+class PartitioningFormulation final : public Formulation {
+ public:
+  /// rank: the generic rank of C on the motion (analyzeConstraints). switch_ratio: kSwitchRatio,
+  /// or 0 to keep the initial set (for comparison).
+  PartitioningFormulation(const Model& model, int rank, Scalar switch_ratio = kSwitchRatio);
+  std::string_view name() const override { return "partitioning"; }
+  /// At state x with the partition the criterion recommends there (velocities: x.v_I).
+  std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
+  std::vector<int> eliminatedEquations() const override;
+
+  int velocityStateSize(const Model&) const override { return k_; }
+  bool carriesVelocities() const override { return false; }
+  bool velocitiesFollowPositions() const override { return true; }
+  std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                       Eigen::Ref<VecX> du, bool multipliers) const override;
+  Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
+  StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
+                        Eigen::Ref<VecX> u) override;
+  int generalizedVelocityCount(const Model&) const override { return k_; }
+  Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const override { return u; }
+
+  const Partition& partition() const { return partition_; }
+  const std::vector<CoordinateSwitch>& switches() const { return switches_; }
+
+ private:
+  std::string evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws, State& x,
+                           Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du, bool multipliers) const;
+
+  int n_, nc_, r_, k_;
+  Scalar switch_ratio_;
+  Partition partition_;
+  Scalar best_quality_ = 0;  ///< mu of the best set, last computed
+  std::vector<CoordinateSwitch> switches_;
+  SingularWatch watch_;
+};
+
+/// mu(I) of the partition used by the last evaluation (from ws.M and ws.Mt = M_d; computes
+/// ws.mass_llt).
+Scalar currentQuality(const Partition& p, DynamicsWorkspace& ws);
+
+/// lambda (all rows; zero outside K) by `scheme` from the last evaluation with partition p
+/// (ws.M, ws.F, ws.a, ws.Gamma, ws.kin.C, ws.Dt). For Augmented, `tangential` receives y, which
+/// vanishes when a solves the projected equations (12).
+VecX partitionedReactions(const Model& model, DynamicsWorkspace& ws, const Partition& p, ReactionScheme scheme,
+                          VecX* tangential = nullptr);
+
+}  // namespace loopdyn
