@@ -6,6 +6,8 @@
 #include "analyze_report.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "commands.hpp"
+#include "criterion_sweep.hpp"
+#include "loopdyn/io/csv_file.hpp"
 #include "exit_codes.hpp"
 #include "model_loading.hpp"
 
@@ -22,6 +24,7 @@ struct AnalyzeOptions {
   std::string method = "all";
   std::vector<std::string> groups;
   bool criterion = false;
+  std::string sweep, sweep_csv;
   bool motions = false;
 };
 
@@ -51,9 +54,40 @@ std::vector<UniquenessMethod> methodList(const std::string& name) {
 }
 
 void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
+  SweepRequest sweep;
+  if (!options.sweep.empty()) {
+    if (const std::string problem = parseSweep(options.sweep, sweep); !problem.empty()) {
+      std::cerr << "loopdyn: error: --sweep '" << options.sweep << "': " << problem << '\n';
+      exit_code = kExitUsage;
+      return;
+    }
+  }
   auto loaded = loadAndAssemble(options.model_path, exit_code);
   if (!loaded) return;
   const Model& model = loaded->model;
+  std::vector<SweepRow> sweep_rows;
+  if (!options.sweep.empty()) {
+    try {
+      sweep_rows = sweepCriterion(options.model_path, model, loaded->assembly.state, sweep);
+    } catch (const InvalidArgument& e) {
+      std::cerr << "loopdyn: error: --sweep '" << options.sweep << "': " << e.what() << '\n';
+      exit_code = kExitUsage;
+      return;
+    } catch (const ModelError& e) {
+      for (const Diagnostic& d : e.diagnostics()) std::cerr << "loopdyn: error: --sweep: " << d.str() << '\n';
+      exit_code = kExitUsage;
+      return;
+    }
+    if (!options.sweep_csv.empty()) {
+      try {
+        writeSweepCsv(options.sweep_csv, model, sweep, sweep_rows);
+      } catch (const io::OutputError& e) {
+        std::cerr << "loopdyn: error: " << e.what() << '\n';
+        exit_code = kExitOutputError;
+        return;
+      }
+    }
+  }
 
   UniquenessOptions uniqueness_options;
   uniqueness_options.methods = methodList(options.method);
@@ -100,6 +134,7 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   }
   collectWarnings(results);
   std::cout << (options.json ? analysisJson(results) : analysisText(results));
+  if (!sweep_rows.empty() && !options.json) std::cout << sweepText(model, sweep, sweep_rows);
   exit_code = kExitOk;
 }
 
@@ -116,6 +151,11 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--criterion", options->criterion,
                 "Also print the projective criterion (paper 003): cos^2 alpha, cos^2 beta per coordinate and the best "
                 "set of independent coordinates");
+  cmd->add_option("--sweep", options->sweep,
+                  "With --criterion: tabulate it over a driven sweep of one joint coordinate, JOINT.angle=FROM:TO:POINTS "
+                  "or JOINT.distance=FROM:TO:POINTS (paper 003, Fig. 3)")
+      ->needs("--criterion");
+  cmd->add_option("--csv", options->sweep_csv, "With --sweep: also write the sweep as CSV to this file")->needs("--sweep");
   cmd->add_flag("--motions", options->motions,
                 "Also print the admissible motions at the configuration (paper 004): the null space of the constraint "
                 "matrix, with the extra motions of a singular configuration");

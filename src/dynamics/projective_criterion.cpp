@@ -15,11 +15,14 @@ namespace loopdyn {
 ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace& ws, const MatX& M, const State& x,
                                         int rank) {
   evaluateConstraints(model, ws, x);
-  const int n = model.nv();
-  const ConstraintScaling scaling = constraintScaling(model);
+  return projectiveCriterion(M, ws.C, constraintScaling(model), rank);
+}
+
+ProjectiveCriterion projectiveCriterion(const MatX& M, const MatX& C, const ConstraintScaling& scaling, int rank) {
+  const auto n = static_cast<int>(M.rows());
   // tangent basis T (n x k): null C = diag(col) null C_s, from the QR of C_s^T (rank decided on
   // the dimensionless matrix, as everywhere in loopdyn)
-  const MatX Cs_t = scaling.col.asDiagonal() * ws.C.transpose() * scaling.row.asDiagonal();
+  const MatX Cs_t = scaling.col.asDiagonal() * C.transpose() * scaling.row.asDiagonal();
   Eigen::ColPivHouseholderQR<MatX> qr(Cs_t);
   qr.setThreshold(kRankThreshold);
   ProjectiveCriterion out;
@@ -37,7 +40,7 @@ ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace&
   const MatX W0 = Eigen::LLT<MatX>(Mt).matrixL().solve(T.transpose());
   // eq. (23b): |k_i^(c)|^2 = g_i^T Y (Y^T Y)^+ Y^T g_i = |U^T g_i|^2, Y = L^-1 C^T, U an orthonormal
   // basis of range Y
-  const MatX Y = mass.matrixL().solve(ws.C.transpose());
+  const MatX Y = mass.matrixL().solve(C.transpose());
   Eigen::ColPivHouseholderQR<MatX> range(Y);
   const MatX U = MatX(range.householderQ()).leftCols(out.rank);
   const MatX projected = U.transpose() * L_inv;

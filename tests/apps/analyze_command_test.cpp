@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -143,6 +148,49 @@ TEST(AnalyzeCommand, MotionsListTheExtraAdmissibleMotionsOfASingularConfiguratio
   const YAML::Node j = YAML::Load(regular.output);
   EXPECT_EQ(j["motions"]["rank"].as<int>(), 14);
   EXPECT_EQ(j["motions"]["columns"].size(), 1u);
+}
+
+// The criterion over a crank turn of paper 003's four-bar (its Fig. 3 as a table): the crank's
+// centre velocity along x vanishes where the crank is horizontal (0, pi, 2 pi) and along y where
+// it is vertical (pi/2, 3 pi/2), so those coordinates are singular choices there (cos^2 alpha
+// below 1e-20: rounding of sin(pi) squared); the chosen coordinate is never a poor one.
+TEST(AnalyzeCommand, CriterionSweepTabulatesACrankTurnAndWritesCsv) {
+  const std::filesystem::path csv = std::filesystem::temp_directory_path() / "loopdyn_analyze_test_sweep.csv";
+  std::filesystem::remove(csv);
+  const CliRun r = run("analyze " + test::modelPath("paper003_four_bar") +
+                       " --criterion --sweep O1.angle=0:6.283185307179586:25 --csv " + csv.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("projective criterion over O1.angle"), std::string::npos) << r.output;
+  std::ifstream in(csv);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  std::vector<std::string> header;
+  for (std::stringstream ss(line); std::getline(ss, line, ',');) header.push_back(line);
+  auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::size_t x = column("crank.x.cos2_alpha"), y = column("crank.y.cos2_alpha");
+  ASSERT_LT(y, header.size());
+  std::vector<std::vector<double>> rows;
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    for (std::stringstream ss(line); std::getline(ss, line, ',');) row.push_back(std::stod(line));
+    rows.push_back(row);
+  }
+  ASSERT_EQ(rows.size(), 25u);
+  for (const std::size_t k : {0u, 12u, 24u}) EXPECT_LT(rows[k][x], 1e-20) << k;
+  for (const std::size_t k : {6u, 18u}) EXPECT_LT(rows[k][y], 1e-20) << k;
+  const std::size_t alpha0 = column("crank.x.cos2_alpha"), chosen0 = column("crank.x.chosen");
+  for (const auto& row : rows) {
+    ASSERT_EQ(row[column("assembled")], 1);
+    for (std::size_t i = 0; i < 9; ++i)
+      if (row[chosen0 + i] == 1) {
+        EXPECT_GT(row[alpha0 + i], 0.2) << row[0];
+      }
+  }
+  const CliRun bad = run("analyze " + test::modelPath("paper003_four_bar") + " --criterion --sweep O7.angle=0:1:5");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.output.find("unknown joint 'O7'"), std::string::npos) << bad.output;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <random>
 
@@ -118,6 +119,77 @@ TEST(ProjectiveCriterion, ChosenSetIsRegularWheneverARegularSetExists) {
     EXPECT_TRUE(regularSet(Cs, c.rank, c.best_set)) << model.name();
     for (std::size_t j = 0; j < c.set_pivots.size(); ++j) EXPECT_GT(c.set_pivots[j], 1e-7) << model.name() << " pivot " << j;
   }
+}
+
+/// Paper 003, sect. 6: the planar four-bar cut at O4 as a 3R manipulator in relative coordinates
+/// q = [alpha1 alpha2 alpha3] whose end must stay at O4. The paper's lengths were lost with its
+/// Fig. 2; these make a Grashof crank-rocker (shortest link the crank: 1 + 3 <= 2.5 + 3) so
+/// that alpha1 turns fully, as its Fig. 3 assumes: crank l1 = 1, coupler l2 = 3, rocker
+/// l3 = 2.5, ground O1 O4 = 3 along y. Uniform rods of 1 kg per metre.
+struct RelativeFourBar {
+  static constexpr Scalar l1 = 1, l2 = 3, l3 = 2.5, l0 = 3;
+  MatX M = MatX::Zero(3, 3), C = MatX::Zero(2, 3);
+
+  explicit RelativeFourBar(Scalar alpha1) {
+    auto e = [](Scalar t) { return Eigen::Vector2d(std::cos(t), std::sin(t)); };
+    auto perp = [](Scalar t) { return Eigen::Vector2d(-std::sin(t), std::cos(t)); };
+    // closure: O3 at distance l2 from O2 and l3 from O4 (one assembly branch)
+    const Eigen::Vector2d O2 = l1 * e(alpha1), O4(0, l0);
+    const Eigen::Vector2d d = O4 - O2;
+    const Scalar dist = d.norm();
+    const Scalar along = (l2 * l2 - l3 * l3 + dist * dist) / (2 * dist);
+    const Eigen::Vector2d O3 = O2 + along * d / dist + std::sqrt(l2 * l2 - along * along) * Eigen::Vector2d(d.y(), -d.x()) / dist;
+    const std::array<Scalar, 3> length{l1, l2, l3};
+    const std::array<Scalar, 3> theta{alpha1, std::atan2(O3.y() - O2.y(), O3.x() - O2.x()),
+                                       std::atan2(O4.y() - O3.y(), O4.x() - O3.x())};
+    // theta_i = alpha_1 + ... + alpha_i: d theta_i / d alpha_j = 1 for j <= i
+    for (int i = 0; i < 3; ++i) {
+      const Scalar m = length[i], J = m * length[i] * length[i] / 12;
+      Eigen::Matrix<Scalar, 2, 3> Jc = Eigen::Matrix<Scalar, 2, 3>::Zero();  // centre velocity per alpha_j rate
+      Eigen::Vector3d w = Eigen::Vector3d::Zero();
+      for (int j = 0; j <= i; ++j) {
+        for (int p = j; p < i; ++p) Jc.col(j) += length[p] * perp(theta[p]);
+        Jc.col(j) += 0.5 * length[i] * perp(theta[i]);
+        w(j) = 1;
+      }
+      M += m * Jc.transpose() * Jc + J * w * w.transpose();
+    }
+    for (int j = 0; j < 3; ++j)
+      for (int p = j; p < 3; ++p) C.col(j) += length[p] * perp(theta[p]);  // d(end point)/d alpha_j
+  }
+
+  ProjectiveCriterion criterion() const {
+    return projectiveCriterion(M, C, ConstraintScaling{VecX::Ones(2), VecX::Ones(3)});
+  }
+};
+
+// Paper 003, Fig. 3: over a full turn of the crank, alpha3 (the coupler-rocker angle) is the
+// worst coordinate and a singular one where the crank lines up with the ground link
+// (alpha1 = pi/2, 3 pi/2: the transmission angle is extremal there, alpha3' = 0 on the motion);
+// alpha1 and alpha2 stay acceptable everywhere. Bounds: 1e-20 at the exact poses (rounding of
+// squares of O(1) numbers); 0.1 for "acceptable" (measured minima printed; an acceptable
+// coordinate keeps its cos^2 alpha an order of magnitude above singular).
+TEST(ProjectiveCriterion, PaperFourBarInRelativeCoordinatesAlpha3SingularWhereCrankMeetsGround) {
+  for (const Scalar alpha1 : {std::numbers::pi / 2, 3 * std::numbers::pi / 2}) {
+    const ProjectiveCriterion c = RelativeFourBar(alpha1).criterion();
+    ASSERT_EQ(c.rank, 2);
+    EXPECT_LT(c.cos2_alpha[2], 1e-20) << alpha1;
+    EXPECT_NE(c.best_set[0], 2) << alpha1;
+  }
+  Scalar min1 = 1, min2 = 1, min3 = 1;
+  for (int k = 0; k < 360; ++k) {
+    const Scalar alpha1 = 2 * std::numbers::pi * k / 360;
+    const ProjectiveCriterion c = RelativeFourBar(alpha1).criterion();
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(c.cos2_alpha[i] + c.cos2_beta[i], 1, 1e-12);
+    min1 = std::min(min1, c.cos2_alpha[0]);
+    min2 = std::min(min2, c.cos2_alpha[1]);
+    min3 = std::min(min3, c.cos2_alpha[2]);
+  }
+  EXPECT_GT(min1, 0.1);
+  EXPECT_GT(min2, 0.1);
+  EXPECT_LT(min3, std::min(min1, min2));
+  std::printf("paper 003 four-bar: min cos^2 alpha over a crank turn: alpha1 %.3f, alpha2 %.3f, alpha3 %.2g\n", min1,
+              min2, min3);
 }
 
 }  // namespace

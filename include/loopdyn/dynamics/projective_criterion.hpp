@@ -26,6 +26,7 @@
 
 #include "loopdyn/common/types.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
+#include "loopdyn/kinematics/scaling.hpp"
 #include "loopdyn/model/model.hpp"
 
 namespace loopdyn {
@@ -43,6 +44,11 @@ struct ProjectiveCriterion {
 /// of C to use (the generic rank on a motion), or < 0 to decide it at x with kRankThreshold.
 ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace& ws, const MatX& M, const State& x,
                                         int rank = -1);
+
+/// The criterion for any coordinates: mass matrix M (n x n), constraint matrix C (rows x n) and
+/// the scaling that makes C dimensionless for the rank decision (row: per equation, col: per
+/// coordinate; all ones when C already is). For relative coordinates, e.g. paper 003's four-bar.
+ProjectiveCriterion projectiveCriterion(const MatX& M, const MatX& C, const ConstraintScaling& scaling, int rank = -1);
 
 /// Names of the velocity coordinates: `<body>.x .y .phi` (2D), `<body>.x .y .z .rx .ry .rz` (3D,
 /// rotations about the world axes).
