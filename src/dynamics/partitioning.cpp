@@ -97,16 +97,16 @@ std::string PartitioningFormulation::evaluateWith(const Partition& p, const Mode
              " (at a singular configuration of the mechanism every set is singular: --method projection passes it)";
   }
   // A = -C_KD^-1 C_KI and eta = -C_KD^-1 b_K (eqs. (7)-(9)); D^T = [I; A]
-  ws.AdotT.resize(r_, k_);
+  ws.ci.resize(r_, k_);
   ws.p2.resize(r_);
   for (int i = 0; i < r_; ++i) {
-    for (int j = 0; j < k_; ++j) ws.AdotT(i, j) = row(K[i]) * C(K[i], I[j]);
+    for (int j = 0; j < k_; ++j) ws.ci(i, j) = row(K[i]) * C(K[i], I[j]);
     ws.p2(i) = row(K[i]) * ws.kin.b(K[i]);
   }
   ws.X.resize(r_, k_);
   ws.eta.resize(r_);
   if (r_ > 0) {
-    ws.X.noalias() = ws.cd_lu.solve(ws.AdotT);
+    ws.X.noalias() = ws.cd_lu.solve(ws.ci);
     ws.eta.noalias() = ws.cd_lu.solve(ws.p2);
   }
   ws.Dt.setZero(n_, k_);

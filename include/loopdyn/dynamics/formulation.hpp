@@ -98,6 +98,7 @@ struct DynamicsWorkspace {
   VecX p1, p2, vt, at, rhs_u;
   MatX Dt;  ///< D^T = [I; A] (partitioning), nv x k
   MatX cd;  ///< C_KD scaled, r x r
+  MatX ci;  ///< diag(row_K) C_KI, r x k
   Eigen::PartialPivLU<MatX> cd_lu;
   VecX eta, xi;
 };
