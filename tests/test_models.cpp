@@ -241,4 +241,13 @@ State randomState(const Model& model, std::mt19937& rng) {
   return x;
 }
 
+SimulationOptions accurateOptions(Scalar t_end, Scalar rtol, Scalar sample_interval) {
+  SimulationOptions options;
+  options.t_end = t_end;
+  options.sample_interval = sample_interval;
+  options.ode.rtol = rtol;
+  options.ode.atol = rtol * 1e-2;
+  return options;
+}
+
 }  // namespace loopdyn::test

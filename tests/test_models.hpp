@@ -7,6 +7,7 @@
 
 #include "loopdyn/kinematics/state.hpp"
 #include "loopdyn/model/model.hpp"
+#include "loopdyn/sim/simulation.hpp"
 
 namespace loopdyn::test {
 
@@ -45,6 +46,10 @@ State stateOf(const Model& model);
 
 /// The model's initial state (poses and velocities of its file) assembled onto the constraints.
 State assembledInitialState(const Model& model);
+
+/// Simulation options for the model-level tests: dopri5 from t = 0 to t_end, samples every
+/// sample_interval, rtol and atol = rtol / 100.
+SimulationOptions accurateOptions(Scalar t_end, Scalar rtol, Scalar sample_interval);
 
 /// A random (unassembled) state: positions, unit quaternions, velocities, time.
 State randomState(const Model& model, std::mt19937& rng);

@@ -122,6 +122,10 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   results.assembly = &loaded->assembly;
   results.rank = analyzeConstraints(model, ws, loaded->assembly.state, rank_options);
   results.uniqueness = analyzeReactionUniqueness(model, ws, loaded->assembly.state, uniqueness_options);
+  if (options.samples > 0)
+    results.unique_only_here = uniqueOnlyHere(
+        model, results.uniqueness,
+        analyzeReactionUniquenessNear(model, ws, loaded->assembly.state, uniqueness_options, rank_options));
   if (options.criterion) {
     evaluateConstraints(model, ws, loaded->assembly.state);
     MatX M;

@@ -238,6 +238,13 @@ void collectWarnings(AnalysisResults& res) {
   if (!u.methodsAgree())
     res.warnings.push_back("the uniqueness methods disagree (see the methods column): the decision is close to a "
                            "threshold; try --threshold / --uniqueness-threshold, or a configuration away from it");
+  if (!res.unique_only_here.empty()) {
+    std::string list;
+    for (const std::string& c : res.unique_only_here) list += (list.empty() ? "" : ", ") + c;
+    res.warnings.push_back("unique at this configuration only: " + list +
+                           "; at configurations near it on the motion (drivers free) they are not, so a simulation "
+                           "from here marks them * (not unique)");
+  }
   for (const PairUniqueness& p : u.pairs)
     if (p.reaction.margin() < kSmallMargin)
       res.warnings.push_back("pair '" + pairName(model, p.pair) + "': the decision is within " +

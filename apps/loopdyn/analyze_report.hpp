@@ -23,6 +23,8 @@ struct AnalysisResults {
   UniquenessReport uniqueness;
   /// With --criterion: the projective criterion (paper 003) at the configuration.
   std::optional<ProjectiveCriterion> criterion;
+  /// Components unique at this configuration but not near it on the motion (uniqueOnlyHere).
+  std::vector<std::string> unique_only_here;
   /// With --motions: the admissible motions (null C) at the configuration (paper 004, sect. 2.5).
   std::optional<AdmissibleMotions> motions;
   /// Warnings about how far the answers can be trusted (singular configuration, small margins,

@@ -135,14 +135,16 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   so.projection_tolerance = options.projection_tolerance;
   so.baumgarte_beta = options.baumgarte_beta;
 
-  // The * marks: the uniqueness analysis at the initial state (QR decides; paper 001, eq. (27)).
+  // The * marks: the uniqueness analysis at the initial state and near it on the motion (QR
+  // decides; paper 001, eq. (27)): what is unique only at the initial configuration is marked.
   KinematicsWorkspace kin(model);
   UniquenessOptions uniqueness_options;
   uniqueness_options.methods = {UniquenessMethod::QR};
-  const UniquenessReport flags = analyzeReactionUniqueness(model, kin, x0, uniqueness_options);
+  const UniquenessReport flags = analyzeReactionUniquenessNear(model, kin, x0, uniqueness_options);
   ColumnOptions column_options;
   column_options.world_reactions = options.reactions == "all" || options.reactions == "world";
   column_options.joint_reactions = options.reactions == "all" || options.reactions == "joint";
+  column_options.generalized_velocities = formulation->generalizedVelocityCount(model);
   const SampleColumns columns(model, flags, column_options);
   run.columns = static_cast<int>(columns.names().size());
   run.non_unique_columns = columns.nonUniqueColumns();

@@ -42,7 +42,7 @@ void collectWarnings(SimulationRun& run) {
   if (run.non_unique_columns > 0)
     run.warnings.push_back(std::to_string(run.non_unique_columns) +
                            " reaction columns are marked * (not unique): their values are " +
-                           (run.formulation == "lagrange" ? "the least-norm multipliers' choice"
+                           (run.eliminated.empty() ? "the least-norm multipliers' choice"
                                                           : "the choice made by eliminating " + joined(run.eliminated)) +
                            ", not determined by the rigid model");
   const SimulationResult& r = run.result;

@@ -186,4 +186,60 @@ UniquenessReport analyzeReactionUniqueness(const Model& model, KinematicsWorkspa
   return report;
 }
 
+namespace {
+
+/// Widens `into` by `other`: non-unique if either is, not transmitted only if both are.
+void widen(std::vector<ComponentStatus>& into, const std::vector<ComponentStatus>& other) {
+  for (std::size_t k = 0; k < into.size(); ++k) {
+    if (into[k] == ComponentStatus::NonUnique || other[k] == ComponentStatus::NonUnique)
+      into[k] = ComponentStatus::NonUnique;
+    else if (into[k] == ComponentStatus::NotTransmitted && other[k] == ComponentStatus::Unique)
+      into[k] = ComponentStatus::Unique;
+  }
+}
+
+/// Widens an element's decisions: a decision that is non-unique elsewhere is taken from there.
+void widen(ElementUniqueness& into, const ElementUniqueness& other) {
+  for (std::size_t m = 0; m < into.methods.size(); ++m) {
+    MethodResult& a = into.methods[m];
+    const MethodResult& b = other.methods[m];
+    if (!b.reaction.unique) a.reaction = b.reaction;
+    for (std::size_t k = 0; k < a.components.size(); ++k)
+      if (!b.components[k].unique) a.components[k] = b.components[k];
+  }
+}
+
+}  // namespace
+
+UniquenessReport analyzeReactionUniquenessNear(const Model& model, KinematicsWorkspace& ws, const State& x,
+                                               const UniquenessOptions& options, const RankOptions& sampling) {
+  UniquenessReport report = analyzeReactionUniqueness(model, ws, x, options);
+  for (const State& y : configurationsNear(model, ws, x, sampling, true)) {
+    const UniquenessReport there = analyzeReactionUniqueness(model, ws, y, options);
+    for (std::size_t p = 0; p < report.pairs.size(); ++p) {
+      widen(report.pairs[p].reaction, there.pairs[p].reaction);
+      widen(report.pairs[p].global, there.pairs[p].global);
+      widen(report.pairs[p].joint, there.pairs[p].joint);
+    }
+    for (std::size_t g = 0; g < report.groups.size(); ++g) widen(report.groups[g].resultant, there.groups[g].resultant);
+  }
+  evaluateConstraints(model, ws, x);
+  return report;
+}
+
+std::vector<std::string> uniqueOnlyHere(const Model& model, const UniquenessReport& at, const UniquenessReport& near) {
+  std::vector<std::string> out;
+  const std::span<const int> components = wrenchComponents(model.dimension());
+  for (std::size_t p = 0; p < at.pairs.size(); ++p)
+    for (const bool joint : {false, true}) {
+      const auto& here = joint ? at.pairs[p].joint : at.pairs[p].global;
+      const auto& there = joint ? near.pairs[p].joint : near.pairs[p].global;
+      for (std::size_t k = 0; k < here.size(); ++k)
+        if (here[k] == ComponentStatus::Unique && there[k] == ComponentStatus::NonUnique)
+          out.push_back(model.pairs()[p].name + " " + std::string(wrenchComponentName(components[k])) +
+                        (joint ? " (joint frame)" : " (world axes)"));
+    }
+  return out;
+}
+
 }  // namespace loopdyn

@@ -31,6 +31,7 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
   for (const char* c : {"energy.kinetic", "energy.potential", "energy.work", "energy.balance", "violation.position",
                         "violation.velocity"})
     names_.push_back(c);
+  for (int i = 1; i <= options.generalized_velocities; ++i) names_.push_back("u." + std::to_string(i));
 
   const std::span<const int> components = wrenchComponents(model.dimension());
   for (std::size_t p = 0; p < model.pairs().size(); ++p) {
@@ -79,6 +80,9 @@ void SampleColumns::fill(const Model& model, const Sample& sample, const Dynamic
   row[k++] = sample.kinetic + sample.potential - sample.work;
   row[k++] = sample.position_violation;
   row[k++] = sample.velocity_violation;
+  LOOPDYN_CHECK(sample.generalized_velocities.size() >= options_.generalized_velocities,
+                "the sample has fewer generalized velocities than the columns");
+  for (int i = 0; i < options_.generalized_velocities; ++i) row[k++] = sample.generalized_velocities(i);
 
   const std::span<const int> components = wrenchComponents(model.dimension());
   WrenchMap W;

@@ -84,6 +84,41 @@ TEST(ReactionUniqueness, RobotMatchesPaper001Section42) {
   EXPECT_EQ(a.groups.at("robot_wheels"), std::make_pair(true, false));
 }
 
+// At straight steering B's and C's self-equilibrated forces happen to lie along the platform's y
+// axis, so their Fx is unique there; steered (the driver left free) the wheel axes turn and Fx is
+// not. Near the configuration on the motion: B and C non-unique in every force component, the
+// unique pairs unchanged, every other answer as at x. The planar four-bar has nothing special.
+TEST(ReactionUniqueness, NearTheMotionTheRobotsBAndCLoseTheirUniqueFx) {
+  const Model model = test::loadModel("mobile_robot");
+  KinematicsWorkspace ws(model);
+  const State x = assemble(model, ws, initialState(model)).state;
+  const UniquenessReport at = analyzeReactionUniqueness(model, ws, x);
+  const UniquenessReport near = analyzeReactionUniquenessNear(model, ws, x);
+  using S = ComponentStatus;
+  for (std::size_t p = 0; p < model.pairs().size(); ++p) {
+    const std::string& name = model.pairs()[p].name;
+    EXPECT_EQ(near.pairs[p].reaction.unique(), at.pairs[p].reaction.unique()) << name;
+    if (name == "B" || name == "C") {
+      EXPECT_EQ(at.pairs[p].joint[0], S::Unique) << name;
+      EXPECT_EQ(near.pairs[p].joint[0], S::NonUnique) << name;
+      EXPECT_EQ(near.pairs[p].global[0], S::NonUnique) << name;
+      EXPECT_TRUE(near.pairs[p].reaction.uniqueComponents().empty()) << name << ": B.x / C.x unique only here";
+    } else {
+      EXPECT_EQ(near.pairs[p].joint, at.pairs[p].joint) << name;
+    }
+  }
+  const std::vector<std::string> only_here = uniqueOnlyHere(model, at, near);
+  EXPECT_EQ(only_here, (std::vector<std::string>{"B Fx (world axes)", "B Fx (joint frame)", "C Fx (world axes)",
+                                                  "C Fx (joint frame)"}));
+
+  const Model four_bar = test::loadModel("four_bar_planar");
+  KinematicsWorkspace ws4(four_bar);
+  const State x4 = assemble(four_bar, ws4, initialState(four_bar)).state;
+  EXPECT_TRUE(uniqueOnlyHere(four_bar, analyzeReactionUniqueness(four_bar, ws4, x4),
+                             analyzeReactionUniquenessNear(four_bar, ws4, x4))
+                  .empty());
+}
+
 TEST(ReactionUniqueness, ParallelogramMatchesPaper000Table1) {
   const Analysis a = analyzeBundled("spatial_parallelogram");
   EXPECT_EQ(a.report.redundancy, 1);

@@ -103,6 +103,10 @@ TEST(AnalyzeCommand, TextTableShowsTheRobotsNonUniqueJoints) {
   EXPECT_NE(line("B   ").find("NON-UNIQUE  only B.x unique"), std::string::npos) << r.output;
   EXPECT_NE(line("W5  ").find("unique      unique"), std::string::npos) << r.output;
   EXPECT_NE(line("robot_wheels").find("unique      non-unique"), std::string::npos) << r.output;
+  // B.x is unique at straight steering only: with the default nearby samples the report says so
+  const CliRun sampled = run("analyze " + test::modelPath("mobile_robot"));
+  EXPECT_NE(sampled.output.find("unique at this configuration only: B Fx (world axes)"), std::string::npos)
+      << sampled.output;
 }
 
 TEST(AnalyzeCommand, BadGroupExitsWithCode1AndSaysWhy) {

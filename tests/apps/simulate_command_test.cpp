@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <fstream>
@@ -95,8 +97,8 @@ TEST(SimulateCommand, WritesOneRowPerSampleWithTheDocumentedColumns) {
 }
 
 TEST(SimulateCommand, MarksExactlyTheNonUniqueReactionsOfTheRobot) {
-  // paper 001: A, D..H, steer, W5 unique; B and C only their x multiplier (the platform-axis
-  // force is shared with the wheels), W1..W4 not at all
+  // paper 001: A, D..H, steer, W5 unique; B, C, W1..W4 not (B's and C's x force is unique at
+  // straight steering only: analyzeReactionUniquenessNear)
   const fs::path dir = scratchDirectory("robot");
   const fs::path out = dir / "robot.csv";
   const test::CliRun r = test::runCli("simulate " + test::modelPath("mobile_robot") + " --t-end 0.2 --reactions world --out " +
@@ -146,7 +148,12 @@ TEST(SimulateCommand, ProjectionReportsSingularPassages) {
   EXPECT_NE(j["events"][0].as<std::string>().find("t = 0.71"), std::string::npos) << r.output;
   EXPECT_NE(j["events"][0].as<std::string>().find("rank 14 -> 12, 2 new admissible motion(s)"), std::string::npos);
   EXPECT_LT(j["energy"]["relative_drift"].as<double>(), 1e-5);
-  EXPECT_TRUE(fs::exists(out));
+  ASSERT_TRUE(fs::exists(out));
+  // one degree of freedom: one generalized velocity, the tangent coordinate of v (|u| = |v|_T)
+  const Csv csv = readCsv(out);
+  const int u = column(csv, "u.1");
+  EXPECT_EQ(std::count(csv.header.begin(), csv.header.end(), "u.2"), 0);
+  for (const std::vector<double>& row : csv.rows) EXPECT_TRUE(std::isfinite(row[static_cast<std::size_t>(u)]));
 }
 
 TEST(SimulateCommand, PartitioningReportsTheIndependentCoordinatesAndTheirSwitches) {
@@ -168,7 +175,17 @@ TEST(SimulateCommand, PartitioningReportsTheIndependentCoordinatesAndTheirSwitch
   EXPECT_NE(j["events"][0].as<std::string>().find("t = 0.41"), std::string::npos) << r.output;
   EXPECT_NE(j["events"][0].as<std::string>().find("{coupler.x} -> {coupler.y}"), std::string::npos) << r.output;
   EXPECT_LT(j["energy"]["relative_drift"].as<double>(), 1e-6);
-  EXPECT_TRUE(fs::exists(out));
+  ASSERT_TRUE(fs::exists(out));
+  // the generalized velocity is the independent one: coupler.vx until the switch, then coupler.vy
+  const Csv csv = readCsv(out);
+  const auto u = static_cast<std::size_t>(column(csv, "u.1"));
+  const auto vx = static_cast<std::size_t>(column(csv, "coupler.vx")), vy = static_cast<std::size_t>(column(csv, "coupler.vy"));
+  for (const std::vector<double>& row : csv.rows) {
+    const double expected = row[0] < 0.4 ? row[vx] : row[vy];
+    if (row[0] < 0.4 || (row[0] > 0.42 && row[0] < 0.6)) {
+      EXPECT_NEAR(row[u], expected, 1e-12) << "t = " << row[0];
+    }
+  }
 }
 
 TEST(SimulateCommand, FailureNamesTimeAndEquationsAndLeavesNoFile) {

@@ -94,11 +94,7 @@ struct Recorded {
 
 Recorded runModel(const Model& model, Formulation& formulation, Scalar t_end, Scalar rtol) {
   const State x0 = test::assembledInitialState(model);
-  SimulationOptions options;
-  options.t_end = t_end;
-  options.sample_interval = 0.01;
-  options.ode.rtol = rtol;
-  options.ode.atol = rtol * 1e-2;
+  const SimulationOptions options = test::accurateOptions(t_end, rtol, 0.01);
   Recorded run;
   run.result = simulate(model, formulation, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
     run.t.push_back(s.x.t);

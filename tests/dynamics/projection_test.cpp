@@ -69,11 +69,7 @@ struct Recorded {
 Recorded runModel(const std::string& name, Formulation& formulation, Scalar t_end, Scalar rtol, Scalar dt = 0.01) {
   const Model model = test::loadModel(name);
   const State x0 = test::assembledInitialState(model);
-  SimulationOptions options;
-  options.t_end = t_end;
-  options.sample_interval = dt;
-  options.ode.rtol = rtol;
-  options.ode.atol = rtol * 1e-2;
+  const SimulationOptions options = test::accurateOptions(t_end, rtol, dt);
   Recorded run;
   run.result = simulate(model, formulation, x0, options, [&](const Sample& s, const DynamicsWorkspace& ws) {
     run.t.push_back(s.x.t);

@@ -76,6 +76,14 @@ RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, con
 RankReport analyzeConstraints(const Model& model, KinematicsWorkspace& ws, const State& x,
                               const RankOptions& options = {});
 
+/// Assembled configurations on the mechanism's motion through x, at distance sample_step * L in
+/// options.generic_samples random tangent directions (the method of analyzeConstraints; samples
+/// whose corrector does not converge are left out). free_drivers: the drivers' equations are left
+/// out, so the driven coordinates move too: configurations the driven mechanism reaches at other
+/// times. Leaves ws evaluated at x.
+std::vector<State> configurationsNear(const Model& model, KinematicsWorkspace& ws, const State& x,
+                                      const RankOptions& options, bool free_drivers = false);
+
 /// Names of the given equation rows.
 std::vector<std::string> equationNames(const Model& model, const std::vector<int>& rows);
 

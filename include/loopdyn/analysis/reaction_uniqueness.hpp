@@ -103,4 +103,20 @@ struct UniquenessReport {
 UniquenessReport analyzeReactionUniqueness(const Model& model, KinematicsWorkspace& ws, const State& x,
                                            const UniquenessOptions& options = {});
 
+/// What holds along the mechanism's motion through x, not only at x: the analysis at x widened by
+/// the analyses at configurations near x with the drivers free (configurationsNear). A reaction,
+/// a multiplier or a physical component is non-unique if it is so at x or at any of them; a
+/// component is not transmitted only if it is so everywhere. The configuration at x can be
+/// special: at the robot's straight steering (paper 001) B's self-equilibrated force happens to
+/// be perpendicular to the platform's x axis, so B's Fx is unique there and nowhere else; and a
+/// world-axis component can be unique only because a body is aligned with the world axes.
+/// Leaves ws evaluated at x.
+UniquenessReport analyzeReactionUniquenessNear(const Model& model, KinematicsWorkspace& ws, const State& x,
+                                               const UniquenessOptions& options = {},
+                                               const RankOptions& sampling = {});
+
+/// Components that are unique at the configuration of `at` but not in `near`
+/// (analyzeReactionUniquenessNear): one "<pair> <component> (world axes|joint frame)" per entry.
+std::vector<std::string> uniqueOnlyHere(const Model& model, const UniquenessReport& at, const UniquenessReport& near);
+
 }  // namespace loopdyn

@@ -6,6 +6,10 @@
 ///   <body>.x .y .z .qw .qx .qy .qz  .vx .vy .vz .wx .wy .wz   (spatial body; w in world axes)
 ///   energy.kinetic  energy.potential  energy.work  energy.balance
 ///   violation.position  violation.velocity
+///   u.1 ... u.k                the formulation's generalized velocities, if it has any:
+///                              partitioning the independent velocities v_I of the current set
+///                              (paper 003), projection the coordinates of v in the tangent
+///                              basis T (paper 004, eq. (11))
 ///   <pair>@<body>.Fx ...     the wrench pair exerts on body (either of its two, or the ground),
 ///                            reduced to the joint point, world axes (kinematics/pair_wrench.hpp)
 ///   <pair>@<body>.joint.Fx   the same in the joint frame (the pair's first marker)
@@ -14,7 +18,10 @@
 /// energy.balance = T + V - W, constant in the exact solution (sim/simulation.hpp).
 /// A reaction column whose value the model does not determine (analysis/reaction_uniqueness.hpp)
 /// carries a trailing `*`: its values are the formulation's choice (least-norm multipliers for
-/// lagrange, zero eliminated multipliers for elimination), not physics.
+/// lagrange and projection, zero eliminated multipliers for elimination and partitioning), not
+/// physics. `loopdyn simulate` marks what is non-unique at t = 0 or near it on the motion
+/// (analyzeReactionUniquenessNear): a component that is unique only at the initial configuration
+/// would not be unique in the rows that follow.
 
 #include <string>
 #include <vector>
@@ -27,6 +34,7 @@ namespace loopdyn {
 struct ColumnOptions {
   bool world_reactions = true;  ///< <pair>@<body>.Fx ...
   bool joint_reactions = true;  ///< <pair>@<body>.joint.Fx ...
+  int generalized_velocities = 0;  ///< u.1 ... u.k (Formulation::generalizedVelocityCount)
 };
 
 class SampleColumns {
