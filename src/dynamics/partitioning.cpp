@@ -168,10 +168,13 @@ std::string PartitioningFormulation::solve(const Model& model, DynamicsWorkspace
 std::string PartitioningFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
                                            Eigen::Ref<VecX> u) {
   switches_.clear();
-  if (const Scalar ratio = watch_.start(model, ws, x); ratio < kSingularRatio)
-    return "the initial configuration is singular (|R_rr| / |R_11| = " + std::to_string(ratio) + " at rank " +
-           std::to_string(r_) + "): no set of independent coordinates exists there; start from a regular "
-           "configuration or use --method projection";
+  if (const Scalar ratio = watch_.start(model, ws, x); ratio < kSingularRatio) {
+    std::ostringstream os;
+    os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio << " at rank " << r_
+       << "): no set of independent coordinates exists there; start from a regular configuration or use "
+          "--method projection (which finds the branch the motion takes) or lagrange";
+    return os.str();
+  }
   evaluateConstraints(model, ws.kin, x);
   massMatrix(model, ws.kin.motion, ws.M);
   partition_ = choosePartition(model, ws, ws.M, x, r_);

@@ -7,6 +7,7 @@
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/dynamics/singular_start.hpp"
 
 namespace loopdyn {
 
@@ -137,16 +138,23 @@ std::string ProjectionFormulation::start(const Model& model, DynamicsWorkspace& 
   const TangentFactorization& tf = ws.tangent;
   Eigen::Map<MatX> T(u.data(), n_, f_);
   const VecX vt = ws.scaling.col.cwiseInverse().cwiseProduct(x.v);
+  start_event_.clear();
   if (ratio >= kSingularRatio) {
     T = tf.fullQ().rightCols(f_);
   } else {
-    // A singular start: the admissible motions outnumber f, and the branch the motion takes is
-    // the one of the initial velocity. With one degree of freedom that decides T.
-    if (f_ != 1 || vt.norm() <= 1e-12 * model.characteristicLength())
-      return "the initial configuration is singular (|R_rr| / |R_11| = " + std::to_string(ratio) +
-             "): the projection formulation can start there only with one degree of freedom and a nonzero velocity, "
-             "which picks the branch; start from a regular configuration";
-    T = vt.normalized();
+    // a singular start: the branch the motion takes decides T (singular_start.hpp)
+    const SingularStart branch = singularStartBasis(model, ws, x, r_);
+    if (!branch.problem.empty())
+      return "the initial configuration is singular: " + branch.problem;
+    T = branch.T;
+    std::ostringstream os;
+    os << "starts at a singular configuration (|R_rr|/|R_11| = " << ratio << "): rank " << branch.rank << " of "
+       << r_ << ", " << r_ - branch.rank << " extra admissible motion(s); the motion takes the branch of its initial "
+       << (branch.at_rest ? "acceleration" : "velocity") << " (misfit " << branch.misfit << ")";
+    if (branch.misfit > kBranchMisfit)
+      os << ": that direction lies between branches, and the rigid model does not decide which one the mechanism "
+            "takes; this is the nearest";
+    start_event_ = os.str();
   }
   u.tail(f_) = T.transpose() * vt;
   return {};

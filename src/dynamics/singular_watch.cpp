@@ -24,7 +24,9 @@ Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const S
 
 Scalar SingularWatch::start(const Model& model, DynamicsWorkspace& ws, const State& x) {
   dip_at_end_ = false;
-  return last_ratio_ = ratioAt(model, ws, x);
+  last_ratio_ = ratioAt(model, ws, x);
+  armed_ = last_ratio_ >= kSingularRatio;  // a singular start is not a passage
+  return last_ratio_;
 }
 
 SingularWatch::Approach SingularWatch::afterStep(const Model& model, DynamicsWorkspace& ws,
@@ -33,6 +35,7 @@ SingularWatch::Approach SingularWatch::afterStep(const Model& model, DynamicsWor
   const Scalar ratio_end = ratioAt(model, ws, x);
   if (std::min(last_ratio_, ratio_end) >= kNearSingular) {
     dip_at_end_ = false;
+    armed_ = true;
     last_ratio_ = ratio_end;
     return approach;
   }
@@ -72,10 +75,14 @@ SingularWatch::Approach SingularWatch::afterStep(const Model& model, DynamicsWor
     approach.ratio = std::min(fc, fd);
   }
   // a minimum at the start counts when the previous step ended going down into it
-  approach.passage = ((best > 0 && best <= kDipSamples) || (best == 0 && dip_at_end_)) && approach.ratio < kSingularRatio;
+  approach.passage =
+      armed_ && ((best > 0 && best <= kDipSamples) || (best == 0 && dip_at_end_)) && approach.ratio < kSingularRatio;
+  if (approach.passage) armed_ = false;
   dip_at_end_ = best == kDipSamples + 1;
   // the search evaluated other states: factorise at x again for what follows
   last_ratio_ = ratioAt(model, ws, x);
+  // left the neighbourhood after the closest approach: the next visit may count
+  for (int k = best + 1; k <= kDipSamples + 1; ++k) armed_ = armed_ || ratio[k] >= kSingularRatio;
   return approach;
 }
 

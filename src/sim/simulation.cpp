@@ -162,6 +162,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     result.final_state = x0;
     return result;
   }
+  if (const std::string event = formulation.startEvent(); !event.empty())
+    result.events.push_back("t = " + std::to_string(x0.t) + " s: " + event);
   ode::Integrator integrator(options.integrator, rhs, x0.t, y0, options.ode);
   const Scalar dt = options.sample_interval;
   const long last = std::max(1L, static_cast<long>(std::ceil((options.t_end - x0.t) / dt - 1e-9)));

@@ -129,6 +129,8 @@ class Formulation {
   virtual bool carriesVelocities() const { return true; }
   /// Sets up the formulation's own choices at the assembled state x and writes u for it.
   virtual std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u);
+  /// What start chose that the log should show ("" if nothing), e.g. the branch at a singular start.
+  virtual std::string startEvent() const { return {}; }
   /// From positions x.q at x.t and u: fills x.v, ws.a and du/dt, and ws.lambda when `multipliers`
   /// (a minimal formulation skips them inside the integration, where only their power is needed).
   virtual std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,

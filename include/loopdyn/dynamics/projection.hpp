@@ -84,6 +84,7 @@ class ProjectionFormulation final : public Formulation {
 
   int degreesOfFreedom() const { return f_; }
   const std::vector<SingularPassage>& singularPassages() const { return passages_; }
+  std::string startEvent() const override { return start_event_; }
   long basisResets() const { return resets_; }  ///< times T was re-orthogonalised or refactorised
 
  private:
@@ -92,6 +93,7 @@ class ProjectionFormulation final : public Formulation {
   void recordPassage(const Model& model, DynamicsWorkspace& ws, const Step& step, Scalar t);
 
   int n_, r_, f_;
+  std::string start_event_;
   bool continuation_;
   Scalar release_;
   std::vector<SingularPassage> passages_;

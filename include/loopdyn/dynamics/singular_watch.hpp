@@ -40,6 +40,10 @@ class SingularWatch {
   int r_;
   Scalar last_ratio_ = 1;
   bool dip_at_end_ = false;  ///< the last step's smallest ratio was at its end
+  /// The motion has been away from singular configurations (ratio >= kSingularRatio) since the
+  /// last passage or a singular start: one passage per visit (inside it, rounding makes the ratio
+  /// of nearly equal configurations wander at 1e-16 and would count spurious minima).
+  bool armed_ = true;
 };
 
 }  // namespace loopdyn
