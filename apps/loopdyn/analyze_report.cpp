@@ -413,6 +413,7 @@ std::string analysisJson(const AnalysisResults& res) {
     w.endArray();
     w.endObject();
   }
+  w.key("unique_only_here").array(res.unique_only_here);
   w.key("warnings").array(res.warnings);
   w.endObject();
   return w.str() + '\n';

@@ -107,6 +107,11 @@ TEST(AnalyzeCommand, TextTableShowsTheRobotsNonUniqueJoints) {
   const CliRun sampled = run("analyze " + test::modelPath("mobile_robot"));
   EXPECT_NE(sampled.output.find("unique at this configuration only: B Fx (world axes)"), std::string::npos)
       << sampled.output;
+  const CliRun json = run("analyze --json " + test::modelPath("mobile_robot"));
+  const YAML::Node only_here = YAML::Load(json.output)["unique_only_here"];
+  ASSERT_TRUE(only_here.IsSequence()) << json.output;
+  EXPECT_EQ(only_here.size(), 4u);
+  EXPECT_EQ(only_here[1].as<std::string>(), "B Fx (joint frame)");
 }
 
 TEST(AnalyzeCommand, BadGroupExitsWithCode1AndSaysWhy) {
