@@ -10,9 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/analysis/constraint_rank.hpp"
-#include "loopdyn/dynamics/partitioning.hpp"
-#include "loopdyn/dynamics/projection.hpp"
+#include "loopdyn/dynamics/formulation_choice.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "bench_models.hpp"
 
@@ -27,17 +25,11 @@ constexpr Scalar kRtol = 1e-8;  // the CLI default
 /// The formulation `loopdyn simulate` builds for `method`, or nullptr (the benchmark marked
 /// skipped with why) if it cannot.
 std::unique_ptr<Formulation> formulationFor(benchmark::State& st, const Fixture& f, const std::string& method) {
-  if (method == "lagrange") return std::make_unique<LagrangeFormulation>(defaultRelease(kRtol));
-  if (method == "lagrange-plain") return std::make_unique<LagrangeFormulation>(0);
-  KinematicsWorkspace kin(f.model);
-  const RankReport rank = analyzeConstraints(f.model, kin, f.state);
-  if (method == "projection") return std::make_unique<ProjectionFormulation>(f.model, rank.generic_rank, true, defaultRelease(kRtol));
-  if (method == "partitioning") return std::make_unique<PartitioningFormulation>(f.model, rank.generic_rank);
-  if (rank.singular) {
-    st.SkipWithError("singular initial configuration: elimination refuses to start");
-    return nullptr;
-  }
-  return std::make_unique<EliminationFormulation>(f.model, rank.dependent_equations, true);
+  FormulationChoice choice;
+  choice.method = method;
+  BuiltFormulation built = buildFormulation(f.model, f.state, choice);
+  if (!built.formulation) st.SkipWithError(built.problem.c_str());
+  return std::move(built.formulation);
 }
 
 void BM_Rhs(benchmark::State& st, const std::string& name, const std::string& method) {
@@ -53,7 +45,7 @@ void BM_Rhs(benchmark::State& st, const std::string& name, const std::string& me
   }
   State x = f.state;
   for (auto _ : st) {
-    const std::string problem = formulation->evaluate(f.model, ws, x, u, du, false);
+    const std::string problem = formulation->evaluate(f.model, ws, x, u, du, Evaluation{});
     benchmark::DoNotOptimize(du.data());
   }
   st.counters["n"] = f.model.nv();
@@ -94,7 +86,7 @@ const bool registered = [] {
   const std::vector<std::pair<std::string, ode::Method>> integrators{
       {"dopri5", ode::Method::Dopri5}, {"bs23", ode::Method::Bs23}, {"adams", ode::Method::Adams}, {"rk4", ode::Method::Rk4}};
   for (const std::string& name : bundledModels()) {
-    for (const std::string method : {"lagrange", "lagrange-plain", "elimination", "partitioning", "projection"})
+    for (const std::string method : {"lagrange", "elimination", "partitioning", "projection"})
       benchmark::RegisterBenchmark(("BM_Rhs/" + name + "/" + method).c_str(), BM_Rhs, name, method);
     for (const std::string method : {"lagrange", "elimination", "partitioning", "projection"})
       for (const auto& [integrator_name, integrator] : integrators)

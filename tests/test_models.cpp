@@ -219,6 +219,57 @@ ModelSpec randomMechanismSpec(int dimension, std::mt19937& rng, const RandomMech
   return spec;
 }
 
+ModelSpec fourBarLadderSpec(const LadderOptions& options) {
+  ModelSpec spec;
+  spec.name = "four_bar_ladder";
+  spec.dimension = 2;
+  spec.gravity = Vec3(0, -9.81, 0);
+  const Scalar inertia = options.exact_inertia ? 1.0 / 12 : 0.08333333333;
+  auto rod = [&](const std::string& name, const Vec3& centre, Scalar angle) {
+    BodySpec body;
+    body.name = name;
+    body.mass = 1;
+    body.inertia = Mat3::Identity() * inertia;
+    body.position = centre;
+    body.orientation = rotationZ(angle);
+    body.markers.push_back({"a", Vec3(-0.5, 0, 0), Mat3::Identity(), {}});
+    body.markers.push_back({"b", Vec3(0.5, 0, 0), Mat3::Identity(), {}});
+    return body;
+  };
+  for (int i = 0; i <= options.loops; ++i) {
+    spec.ground_markers.push_back({numbered("o", static_cast<std::size_t>(i)), Vec3(i, 0, 0), Mat3::Identity(), {}});
+    BodySpec crank = rod(numbered("crank", static_cast<std::size_t>(i + 1)), Vec3(i, 0.5, 0), std::numbers::pi / 2);
+    if (i == 0 || options.body_velocities) {
+      crank.linear_velocity = Vec3(0.5, 0, 0);
+      crank.angular_velocity = Vec3(0, 0, -1);
+    }
+    spec.bodies.push_back(crank);
+    JointSpec pivot;
+    pivot.name = numbered("O", static_cast<std::size_t>(i + 1));
+    pivot.first = {"ground", numbered("o", static_cast<std::size_t>(i)), {}};
+    pivot.second = {crank.name, "a", {}};
+    spec.joints.push_back(pivot);
+  }
+  for (int i = 0; i < options.loops; ++i) {
+    BodySpec coupler = rod(numbered("coupler", static_cast<std::size_t>(i + 1)), Vec3(i + 0.5, 1, 0), 0);
+    if (options.body_velocities) {
+      coupler.linear_velocity = Vec3(1, 0, 0);
+      coupler.angular_velocity = Vec3::Zero();
+    }
+    spec.bodies.push_back(coupler);
+    JointSpec left, right;
+    left.name = numbered("L", static_cast<std::size_t>(i + 1));
+    left.first = {numbered("crank", static_cast<std::size_t>(i + 1)), "b", {}};
+    left.second = {coupler.name, "a", {}};
+    right.name = numbered("R", static_cast<std::size_t>(i + 1));
+    right.first = {numbered("crank", static_cast<std::size_t>(i + 2)), "b", {}};
+    right.second = {coupler.name, "b", {}};
+    spec.joints.push_back(left);
+    spec.joints.push_back(right);
+  }
+  return spec;
+}
+
 State stateOf(const Model& model) {
   State x = initialState(model);
   x.v.setZero();

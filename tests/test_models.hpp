@@ -41,6 +41,21 @@ struct RandomMechanismOptions {
 /// markers computed from it. Without closures, duplicates and knife edges it is a tree.
 ModelSpec randomMechanismSpec(int dimension, std::mt19937& rng, const RandomMechanismOptions& options);
 
+/// Options of fourBarLadderSpec.
+struct LadderOptions {
+  int loops = 2;
+  /// Rod inertia 1/12 kg m^2 exactly; else written as 0.08333333333 (the bundled file's digits).
+  bool exact_inertia = true;
+  /// Every body's velocity given (cranks -1 rad/s, couplers 1 m/s); else crank 1's only.
+  bool body_velocities = false;
+};
+
+/// The IFToMM double four-bar generalised to N loops (paper 004, sect. 3.2; issue 14): ground
+/// pivots at (i, 0), i = 0..N, vertical unit rods (cranks) up to (i, 1), horizontal unit couplers
+/// between their tops; 1 m, 1 kg uniform rods, revolute joints, gravity -9.81 y; the top of crank
+/// 1 moving at 1 m/s in +x.
+ModelSpec fourBarLadderSpec(const LadderOptions& options);
+
 /// The state written in a spec (its initial poses; zero velocities).
 State stateOf(const Model& model);
 

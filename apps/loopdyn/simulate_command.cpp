@@ -9,8 +9,8 @@
 #include "exit_codes.hpp"
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/dynamics/formulation_choice.hpp"
 #include "loopdyn/dynamics/partitioning.hpp"
-#include "loopdyn/dynamics/projection.hpp"
 #include "loopdyn/dynamics/projective_criterion.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
@@ -33,7 +33,6 @@ struct SimulateOptions {
   std::string stabilization = "projection";
   Scalar baumgarte_alpha = 10, baumgarte_beta = 10;
   Scalar projection_tolerance = 0;
-  Scalar release = -1;  ///< < 0: defaultRelease(rtol)
   std::string reactions = "all";
   bool json = false;
 };
@@ -42,63 +41,6 @@ Stabilization stabilizationFromName(const std::string& name) {
   if (name == "baumgarte") return Stabilization::Baumgarte;
   if (name == "none") return Stabilization::None;
   return Stabilization::Projection;
-}
-
-Scalar lagrangeRelease(const SimulateOptions& options) {
-  return options.release >= 0 ? options.release : defaultRelease(options.rtol);
-}
-
-/// The formulation asked for, or nothing (after printing why) if it cannot be built.
-std::unique_ptr<Formulation> makeFormulation(const SimulateOptions& options, const Model& model, const State& x0,
-                                             std::vector<std::string>& eliminated_names) {
-  if (options.method == "lagrange" && options.eliminate.empty())
-    return std::make_unique<LagrangeFormulation>(lagrangeRelease(options));
-  KinematicsWorkspace kin(model);
-  // Only generically redundant equations may go: at a singular configuration QR would also mark
-  // equations that are dependent at this instant only, and removing them changes the motion.
-  const RankReport rank = analyzeConstraints(model, kin, x0, RankOptions{});
-  if (options.method == "projection")
-    return std::make_unique<ProjectionFormulation>(model, rank.generic_rank, options.continuation,
-                                                   lagrangeRelease(options));
-  if (options.method == "partitioning")
-    return std::make_unique<PartitioningFormulation>(model, rank.generic_rank, options.switching ? kSwitchRatio : 0);
-  if (rank.singular) {
-    std::cerr << "loopdyn: error: the initial configuration is singular (rank " << rank.rank << ", generic rank "
-              << rank.generic_rank << "): elimination would remove equations that are dependent only here; "
-              << "start from a regular configuration or use --method lagrange\n";
-    return nullptr;
-  }
-  std::vector<int> rows;
-  if (options.eliminate.empty()) {
-    rows = rank.dependent_equations;
-  } else {
-    try {
-      rows = equationRows(model, options.eliminate);
-    } catch (const InvalidArgument& e) {
-      std::cerr << "loopdyn: error: --eliminate: " << e.what() << '\n';
-      return nullptr;
-    }
-    // The eliminated equations must be redundant: removing them may not change the motion.
-    const int kept = static_cast<int>(model.nc() - rows.size());
-    if (kept != rank.rank) {
-      std::cerr << "loopdyn: error: --eliminate " << (kept > rank.rank ? "removes too few" : "removes too many")
-                << " equations: the constraint matrix has rank " << rank.rank << " of " << model.nc()
-                << " rows, so exactly " << model.nc() - rank.rank << " redundant equations must go, not "
-                << rows.size() << '\n';
-      return nullptr;
-    }
-  }
-  eliminated_names = equationNames(model, rows);
-  auto formulation = std::make_unique<EliminationFormulation>(model, rows, options.eliminate.empty());
-  DynamicsWorkspace ws(model);
-  if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
-    std::string names;
-    for (const std::string& name : eliminated_names) names += (names.empty() ? "" : ", ") + name;
-    std::cerr << "loopdyn: error: eliminating " << (names.empty() ? "nothing" : names)
-              << " does not work at the initial state: " << problem << '\n';
-    return nullptr;
-  }
-  return formulation;
 }
 
 void runSimulate(const SimulateOptions& options, int& exit_code) {
@@ -111,13 +53,20 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   run.model_path = options.model_path;
   run.out_path = options.out_path;
   run.model = &model;
-  std::unique_ptr<Formulation> formulation = makeFormulation(options, model, x0, run.eliminated);
-  if (!formulation) {
+  FormulationChoice choice;
+  choice.method = options.method;
+  choice.continuation = options.continuation;
+  choice.switching = options.switching;
+  choice.eliminate = options.eliminate;
+  BuiltFormulation built = buildFormulation(model, x0, choice);
+  if (!built.formulation) {
+    std::cerr << "loopdyn: error: " << built.problem << '\n';
     exit_code = kExitUsage;
     return;
   }
+  std::unique_ptr<Formulation> formulation = std::move(built.formulation);
+  run.eliminated = built.eliminated;
   run.formulation = std::string(formulation->name());
-  if (run.formulation == "lagrange" || run.formulation == "projection") run.release = lagrangeRelease(options);
   run.continuation = options.continuation;
   run.switching = options.switching;
   run.integrator = options.integrator;
@@ -134,6 +83,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   so.baumgarte_alpha = options.baumgarte_alpha;
   so.projection_tolerance = options.projection_tolerance;
   so.baumgarte_beta = options.baumgarte_beta;
+  so.generic_rank = built.generic_rank;
 
   // The * marks: the uniqueness analysis at the initial state and near it on the motion (QR
   // decides; paper 001, eq. (27)): what is unique only at the initial configuration is marked.
@@ -203,8 +153,15 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
       return;
     }
   } else {
-    csv.reset();  // removes the temporary file: no half result
-    std::cerr << options.model_path << ": error: simulation failed " << run.result.failure << '\n';
+    // the rows up to the failure are kept under a name that says so, never under the requested one
+    std::string kept;
+    try {
+      kept = csv->commitFailed();
+    } catch (const io::OutputError& e) {
+      std::cerr << "loopdyn: error: " << e.what() << '\n';
+    }
+    std::cerr << options.model_path << ": error: simulation failed: " << run.result.failure
+              << (kept.empty() ? "" : "; the samples up to there are in " + kept) << '\n';
   }
   std::cout << (options.json ? simulationJson(run) : simulationText(run));
   exit_code = run.result.ok ? kExitOk : kExitNumericalFailure;
@@ -261,11 +218,6 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--projection-tolerance", o->projection_tolerance,
                   "Scaled constraint violation above which a step is projected (0: --rtol)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--release", o->release,
-                  "lagrange: constraint directions whose kinematic size falls below this fraction of the "
-                  "largest are released near singular configurations (0: plain least-norm; default "
-                  "10 sqrt(rtol), see docs/simulation.md)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--reactions", o->reactions, "Reaction columns: all, world (axes), joint (frame), none")
       ->check(CLI::IsMember({"all", "world", "joint", "none"}))

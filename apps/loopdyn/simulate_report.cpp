@@ -60,14 +60,10 @@ std::string simulationText(const SimulationRun& run) {
   os << "loopdyn simulate: " << run.model->name() << " (" << run.model_path << ")\n";
   os << "  formulation     " << run.formulation;
   if (run.formulation == "lagrange") {
-    os << " (least-norm multipliers";
-    if (run.release > 0) os << ", release " << number(run.release, "%.3g") << " near singular configurations";
-    os << ")";
+    os << " (least-norm multipliers)";
   }
   if (run.formulation == "projection") {
-    os << " (QR tangent basis, " << (run.continuation ? "continued along the motion" : "refactorised every step");
-    if (run.release > 0) os << ", release " << number(run.release, "%.3g") << " near singular configurations";
-    os << ")";
+    os << " (QR tangent basis, " << (run.continuation ? "continued along the motion" : "refactorised every step") << ")";
   }
   if (run.formulation == "partitioning")
     os << " (independent coordinates by the projective criterion, "
@@ -120,7 +116,6 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("model").value(run.model_path);
   w.key("output").value(r.ok ? run.out_path : std::string());
   w.key("formulation").value(run.formulation);
-  w.key("release").value(run.release);
   w.key("eliminated_equations").array(run.eliminated);
   if (run.formulation == "partitioning") {
     w.key("independent_coordinates").beginObject();

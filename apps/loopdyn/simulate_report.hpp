@@ -28,7 +28,6 @@ struct SimulationRun {
   /// partitioning: the independent coordinates at the start and at the end, and the switches
   std::vector<std::string> independent_initial, independent_final;
   int coordinate_switches = 0;
-  Scalar release = 0;  ///< lagrange: the release used (dynamics/formulation.hpp)
   std::vector<std::string> eliminated;  ///< names of the eliminated equations (elimination)
   std::string integrator;
   std::string stabilization;

@@ -58,6 +58,14 @@ UniquenessTest::UniquenessTest(UniquenessMethod method, const MatX& C_s, Scalar 
     : method_(method), rank_threshold_(rank_threshold), uniqueness_threshold_(uniqueness_threshold), C_(C_s) {
   LOOPDYN_CHECK(rank_threshold > 0 && uniqueness_threshold > 0, "thresholds must be positive");
   const Eigen::Index nc = C_s.rows();
+  if (nc == 0 || C_s.cols() == 0) {
+    // no equations (a free body, bodies on springs only): nothing to decide. No coordinates:
+    // C^T = 0, every multiplier is free (its null space is everything)
+    rank_ = 0;
+    rank_margin_ = kMaxMargin;
+    N_ = MatX::Identity(nc, nc);
+    return;
+  }
   switch (method) {
     case UniquenessMethod::Rank: {
       // absolute pivot threshold on the scale of the whole C, shared by all submatrix ranks

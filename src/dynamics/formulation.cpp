@@ -12,25 +12,29 @@ namespace loopdyn {
 
 namespace {
 
-/// Common first half: constraints, mass, forces, Cholesky of M, z0 = L^-1 F, Gamma (stabilised)
-/// and At = L^-1 C^T diag(row) for all rows.
+/// ws.Gamma from ws.kin, with Baumgarte's (1972) terms that drive the velocity and position
+/// violations to zero when they are switched on.
+void stabilizedGamma(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte) {
+  ws.Gamma = ws.kin.Gamma;
+  if (baumgarte.alpha == 0 && baumgarte.beta == 0) return;
+  ws.Gamma -= 2 * baumgarte.alpha * (ws.kin.C * x.v + ws.kin.b);
+  ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
+}
+
+/// Elimination's first half: constraints, mass, forces, Cholesky of M, z0 = L^-1 F, Gamma
+/// (stabilised) and At = L^-1 C^T diag(row) for all rows.
 void prepare(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte) {
   evaluateConstraints(model, ws.kin, x);
   massMatrix(model, ws.kin.motion, ws.M);
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   ws.mass_llt.compute(ws.M);
-  ws.Gamma = ws.kin.Gamma;
-  if (baumgarte.alpha != 0 || baumgarte.beta != 0) {
-    // Baumgarte (1972): drive the velocity and position violations to zero
-    ws.Gamma -= 2 * baumgarte.alpha * (ws.kin.C * x.v + ws.kin.b);
-    ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
-  }
+  stabilizedGamma(model, ws, x, baumgarte);
   ws.At = (ws.kin.C.transpose() * ws.scaling.row.asDiagonal()).eval();
   ws.mass_llt.matrixL().solveInPlace(ws.At);
   ws.z0 = ws.mass_llt.matrixL().solve(ws.F);
 }
 
-/// a = L^-T z, lambda = diag(row) lambda_s.
+/// Elimination's second half: a = L^-T z, lambda = diag(row) lambda_s.
 void finish(DynamicsWorkspace& ws) {
   ws.a = ws.mass_llt.matrixU().solve(ws.z);
   ws.lambda = ws.scaling.row.cwiseProduct(ws.lambda);
@@ -44,8 +48,10 @@ std::string Formulation::start(const Model&, DynamicsWorkspace&, const State& x,
 }
 
 std::string Formulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
-                                  Eigen::Ref<VecX> du, bool) const {
+                                  Eigen::Ref<VecX> du, const Evaluation& how) const {
   x.v = u;
+  if (how.project)
+    if (std::string problem = projectState(model, ws, x); !problem.empty()) return problem;
   std::string problem = solve(model, ws, x);
   du = ws.a;
   return problem;
@@ -65,38 +71,115 @@ DynamicsWorkspace::DynamicsWorkspace(const Model& model)
       scaling(constraintScaling(model)),
       kin_shifted(model) {}
 
-std::string LagrangeFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  prepare(model, ws, x, baumgarte);
-  // z = z0 + A^+ (Gamma_s - A z0), A = At^T; lambda_s = (A^T)^+ (z0 - z): least-norm multipliers
-  ws.r = ws.scaling.row.cwiseProduct(ws.Gamma) - ws.At.transpose() * ws.z0;
-  if (release_ == 0) {
-    // least norm through a complete orthogonal decomposition of A^T (rank threshold kRankThreshold)
-    ws.cod.setThreshold(kRankThreshold);
-    ws.cod.compute(ws.At);
-    ws.w = ws.cod.transpose().solve(ws.r);  // dz = A^+ r
-    ws.z = ws.z0 + ws.w;
-    ws.lambda = -ws.cod.solve(ws.w);
-  } else {
-    // w = sum_k g_k e_k e_k^T r / s_k^2 over the eigenpairs (s_k^2, e_k) of A A^T, with the
-    // release weight g_k = kappa_k^4 / (kappa_k^4 + rho^4) from the KINEMATIC size of the direction,
-    // kappa_k = |C_s^T e_k| / max_j |C_s^T e_j| (dimensionless, mass-independent; see the header)
-    ws.gram.noalias() = ws.At.transpose() * ws.At;
-    ws.gram_eigen.compute(ws.gram);
-    const VecX& s2 = ws.gram_eigen.eigenvalues();
-    ws.Cs_t.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.transpose() * ws.scaling.row.asDiagonal();
-    ws.kappa = (ws.Cs_t * ws.gram_eigen.eigenvectors()).colwise().norm().transpose();
-    const Scalar rho4 = std::pow(release_ * ws.kappa.maxCoeff(), 4);
-    ws.w.noalias() = ws.gram_eigen.eigenvectors().transpose() * ws.r;
-    for (Eigen::Index k = 0; k < ws.w.size(); ++k) {
-      const Scalar kappa4 = std::pow(ws.kappa(k), 4);
-      const Scalar g = kappa4 + rho4 > 0 ? kappa4 / (kappa4 + rho4) : 0;
-      ws.w(k) = s2(k) > 0 ? ws.w(k) * g / s2(k) : 0;
-    }
-    ws.lambda.noalias() = -ws.gram_eigen.eigenvectors() * ws.w;
-    ws.z = ws.z0;
-    ws.z.noalias() -= ws.At * ws.lambda;
+namespace {
+
+/// Newton iterations of the position projection (quadratic convergence: two suffice from the
+/// drift of an integration step; more only far from the constraints).
+constexpr int kMaxNewtonSteps = 8;
+
+Scalar scaledPositionResidual(const Model& model, const DynamicsWorkspace& ws) {
+  return ws.scaling.row.head(model.m()).cwiseProduct(ws.kin.Phi).norm() / model.characteristicLength();
+}
+
+/// Gauss's principle at the evaluated state (kinetic_gram.hpp): ws.a and scaled multipliers in
+/// ws.lambda (one solution of G lambda_s = r, not the least-norm one). ws.gram_all must be
+/// factorised at ws.kin's configuration.
+void gaussAccelerations(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte) {
+  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+  stabilizedGamma(model, ws, x, baumgarte);
+  // lambda_s = G^+ (C_r M^-1 F - Gamma_r); a = M^-1 F - M^-1 C_r^T lambda_s
+  ws.a = ws.F;
+  ws.inverse_mass.apply(model, ws.a);
+  ws.lambda.noalias() = ws.gram_all.scaledRows() * ws.a;
+  ws.lambda -= ws.scaling.row.cwiseProduct(ws.Gamma);
+  ws.gram_all.solveInPlace(ws.lambda);
+  ws.a.noalias() -= ws.gram_all.inverseMassTimesCt() * ws.lambda;
+  ws.lambda = ws.scaling.row.cwiseProduct(ws.lambda);
+}
+
+/// Constraints, inverse mass and the Gram matrix of all rows at x.
+void factorizeAt(const Model& model, DynamicsWorkspace& ws, const State& x) {
+  evaluateConstraints(model, ws.kin, x);
+  ws.inverse_mass.update(model, ws.kin.motion);
+  ws.gram_all.compute(model, ws.kin, ws.scaling, ws.inverse_mass, model.nc());
+}
+
+}  // namespace
+
+std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance) {
+  if (x.v.size() != model.nv()) x.v.setZero(model.nv());  // (a minimal formulation's velocities come later)
+  evaluateConstraints(model, ws.kin, x);
+  Scalar residual = scaledPositionResidual(model, ws);
+  for (int it = 0; it < kMaxNewtonSteps && residual > tolerance; ++it) {
+    // dq = -M^-1 C_r^T nu, G nu = Phi_r (holonomic rows)
+    ws.inverse_mass.update(model, ws.kin.motion);
+    ws.gram_holonomic.compute(model, ws.kin, ws.scaling, ws.inverse_mass, model.m());
+    ws.w = ws.scaling.row.head(model.m()).cwiseProduct(ws.kin.Phi);
+    ws.gram_holonomic.solveInPlace(ws.w);
+    ws.dq.noalias() = -ws.gram_holonomic.inverseMassTimesCt() * ws.w;
+    ws.x_shifted.q = x.q;
+    displacePositions(model, ws.x_shifted.q, ws.dq, x.q);
+    evaluateConstraints(model, ws.kin, x);
+    const Scalar previous = residual;
+    residual = scaledPositionResidual(model, ws);
+    // rounding level reached (or no progress); next to a singular configuration Newton converges
+    // only linearly, so a slower decrease goes on
+    if (residual >= previous || (residual > 0.5 * previous && residual < 1e3 * tolerance)) break;
   }
-  finish(ws);
+  if (residual > 1e-6)
+    return "the state is too far from the constraints to be projected onto them (scaled residual " +
+           std::to_string(residual) + ")";
+  return {};
+}
+
+std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance) {
+  if (std::string problem = projectPositions(model, ws, x, tolerance); !problem.empty()) return problem;
+  // v <- v - M^-1 C_r^T mu, G mu = C_r v + b_r
+  ws.inverse_mass.update(model, ws.kin.motion);
+  ws.gram_all.compute(model, ws.kin, ws.scaling, ws.inverse_mass, model.nc());
+  ws.w.noalias() = ws.gram_all.scaledRows() * x.v;
+  ws.w += ws.scaling.row.cwiseProduct(ws.kin.b);
+  ws.gram_all.solveInPlace(ws.w);
+  x.v.noalias() -= ws.gram_all.inverseMassTimesCt() * ws.w;
+  evaluateConstraints(model, ws.kin, x);  // Gamma at the new velocities
+  return {};
+}
+
+void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws, const VecX& constraint_force) {
+  if (model.nc() == 0) {
+    ws.lambda.resize(0);
+    return;
+  }
+  ws.Cs_t.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.transpose() * ws.scaling.row.asDiagonal();
+  ws.cod.setThreshold(kRankThreshold);
+  ws.cod.compute(ws.Cs_t);
+  ws.lambda = ws.scaling.row.cwiseProduct(ws.cod.solve(ws.scaling.col.cwiseProduct(constraint_force)));
+}
+
+std::string LagrangeFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+  State xs = x;
+  VecX du(model.nv());
+  Evaluation how;
+  how.multipliers = true;
+  return evaluate(model, ws, xs, x.v, du, how);
+}
+
+std::string LagrangeFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
+                                          Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
+                                          const Evaluation& how) const {
+  x.v = u;
+  if (how.project) {
+    if (std::string problem = projectState(model, ws, x); !problem.empty()) return problem;
+  } else {
+    factorizeAt(model, ws, x);
+  }
+  gaussAccelerations(model, ws, x, baumgarte);
+  if (how.multipliers) {
+    // C^T lambda = C_r^T lambda_s, the same for every solution: its least-norm representative
+    ws.r.noalias() = ws.kin.C.transpose() * ws.lambda;
+    leastNormMultipliers(model, ws, ws.r);
+  }
+  du = ws.a;
   return {};
 }
 

@@ -55,6 +55,49 @@ void massMatrix(const Model& model, const std::vector<BodyMotion>& motion, MatX&
   }
 }
 
+void InverseMass::update(const Model& model, const std::vector<BodyMotion>& motion) {
+  rotational_.resize(static_cast<std::size_t>(model.nb()));
+  for (int b = 0; b < model.nb(); ++b) {
+    const Body& body = model.bodies()[static_cast<std::size_t>(b)];
+    const auto k = static_cast<std::size_t>(b);
+    if (model.dimension() == 2) {
+      rotational_[k] = body.inertia_inverse;
+    } else {
+      const Mat3& R = motion[k].R;
+      rotational_[k].noalias() = R * body.inertia_inverse * R.transpose();
+    }
+  }
+}
+
+namespace {
+
+/// X <- M^-1 X block by block (X: a matrix or a vector with nv rows).
+template <class Matrix>
+void applyInverseMass(const Model& model, const std::vector<Mat3>& rotational, Matrix& X) {
+  const int nvb = model.vPerBody();
+  for (int b = 0; b < model.nb(); ++b) {
+    const Scalar inverse_mass = 1 / model.bodies()[static_cast<std::size_t>(b)].mass;
+    const Mat3& J = rotational[static_cast<std::size_t>(b)];
+    const int o = b * nvb;
+    if (nvb == 3) {
+      X.middleRows(o, 2) *= inverse_mass;
+      X.row(o + 2) *= J(2, 2);
+      continue;
+    }
+    X.middleRows(o, 3) *= inverse_mass;
+    for (Eigen::Index c = 0; c < X.cols(); ++c) {
+      const Vec3 turned = J * X.template block<3, 1>(o + 3, c);
+      X.template block<3, 1>(o + 3, c) = turned;
+    }
+  }
+}
+
+}  // namespace
+
+void InverseMass::apply(const Model& model, MatX& X) const { applyInverseMass(model, rotational_, X); }
+
+void InverseMass::apply(const Model& model, VecX& x) const { applyInverseMass(model, rotational_, x); }
+
 void appliedForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc) {
   F.setZero(model.nv());
   F_nc.setZero(model.nv());

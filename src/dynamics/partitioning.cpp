@@ -148,8 +148,11 @@ std::string PartitioningFormulation::evaluateWith(const Partition& p, const Mode
 }
 
 std::string PartitioningFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
-                                              Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du, bool multipliers) const {
-  return evaluateWith(partition_, model, ws, x, u, du, multipliers);
+                                              Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
+                                              const Evaluation& how) const {
+  if (how.project)
+    if (std::string problem = projectPositions(model, ws, x); !problem.empty()) return problem;
+  return evaluateWith(partition_, model, ws, x, u, du, how.multipliers);
 }
 
 Scalar PartitioningFormulation::constraintPower(const DynamicsWorkspace& ws, const State& x) const {

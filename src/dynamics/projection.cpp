@@ -8,6 +8,7 @@
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/singular_start.hpp"
+#include "loopdyn/dynamics/singular_watch.hpp"
 
 namespace loopdyn {
 
@@ -16,11 +17,13 @@ namespace {
 /// Central-difference step for A_dot, as a distance along the motion relative to L: balances the
 /// truncation error (step^2) against rounding (1e-16 / step).
 constexpr Scalar kRateStep = 5e-6;
-/// The release replaces the triangular solves with R11 once |R_rr| / |R_11| falls below this
-/// multiple of rho (far from singular its effect, (sigma / rho)^-4, is below 1e-4 there).
-constexpr Scalar kReleaseSwitch = 10;
-
 using ConstMapMat = Eigen::Map<const MatX>;
+
+/// Pivots of R11 below this fraction of the first count as exactly zero (rounding level).
+constexpr Scalar kExactlySingular = 1e-12;
+/// Below this |R_rr| / |R_11| (only where a motion leaves a singular start) the stored basis is
+/// not turned: T's rate divides by the vanishing pivot.
+constexpr Scalar kFrozenBasisRatio = 1e-3;
 
 /// The K rows (first r pivoted) of `rows`.
 template <class Out, class In>
@@ -31,23 +34,25 @@ void pivotedRows(const TangentFactorization& tf, const In& rows, Out& out) {
 
 }  // namespace
 
-void ProjectionFormulation::solveTransposed(DynamicsWorkspace& ws, Eigen::Ref<MatX> p) const {
-  const TangentFactorization& tf = ws.tangent;
-  if (!ws.r11_released) {
-    tf.R11.transpose().triangularView<Eigen::Lower>().solveInPlace(p);
-    return;
+namespace {
+
+/// p <- R11^-T p (columns). A pivot at rounding level (exactly at a singular configuration, where
+/// the simulation only ever evaluates when a motion starts there) gives a zero component instead
+/// of a division by rounding.
+void solveTransposed(const TangentFactorization& tf, Eigen::Ref<MatX> p) {
+  const auto r = tf.R11.rows();
+  const Scalar zero = r > 0 ? kExactlySingular * std::abs(tf.R11(0, 0)) : 0;
+  for (Eigen::Index k = 0; k < r; ++k) {
+    // forward substitution with R11^T (lower triangular)
+    p.row(k) -= tf.R11.col(k).head(k).transpose() * p.topRows(k);
+    if (std::abs(tf.R11(k, k)) > zero)
+      p.row(k) /= tf.R11(k, k);
+    else
+      p.row(k).setZero();
   }
-  // released: R11^T = V s U^T, p = U diag(g / s) V^T rhs with g = s^4 / (s^4 + rho^4)
-  const auto& svd = ws.r11_svd;
-  const VecX& s = svd.singularValues();
-  const Scalar rho4 = std::pow(release_ * s(0), 4);
-  MatX y = svd.matrixV().transpose() * p;
-  for (Eigen::Index k = 0; k < s.size(); ++k) {
-    const Scalar s4 = std::pow(s(k), 4);
-    y.row(k) *= s(k) > 0 ? s4 / (s4 + rho4) / s(k) : 0;
-  }
-  p.noalias() = svd.matrixU() * y;
 }
+
+}  // namespace
 
 namespace {
 
@@ -68,27 +73,34 @@ void jacobianRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x
 
 }  // namespace
 
-ProjectionFormulation::ProjectionFormulation(const Model& model, int rank, bool continuation, Scalar release)
-    : n_(model.nv()), r_(rank), f_(model.nv() - rank), continuation_(continuation), release_(release), watch_(rank) {
+ProjectionFormulation::ProjectionFormulation(const Model& model, int rank, bool continuation)
+    : n_(model.nv()), r_(rank), f_(model.nv() - rank), continuation_(continuation) {
   LOOPDYN_CHECK(rank >= 0 && rank <= model.nv(), "projection: rank ", rank, " out of range");
 }
 
 std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
-                                            Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du, bool multipliers) const {
-  const ConstMapMat T(u.data(), n_, f_);
+                                            Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
+                                            const Evaluation& how) const {
   const auto qdot = u.tail(f_);
   const VecX& S = ws.scaling.col;
   const VecX& row = ws.scaling.row;
   if (x.v.size() != n_) x.v.setZero(n_);
-  // velocities, eq. (11b): v~ = T u + Q1 p'
-  evaluateConstraints(model, ws.kin, x);
+  if (how.project) {
+    // onto Phi = 0, and T onto the tangent space there (see the header)
+    if (std::string problem = projectPositions(model, ws, x); !problem.empty()) return problem;
+  } else {
+    evaluateConstraints(model, ws.kin, x);
+  }
   ws.tangent.compute(ws.kin, ws.scaling, r_);
   const TangentFactorization& tf = ws.tangent;
-  // next to a singular configuration the vanishing direction of R11 is released (see the header)
-  ws.r11_released = release_ > 0 && r_ > 0 && tf.diagonalRatio(r_ - 1) < kReleaseSwitch * release_;
-  if (ws.r11_released) ws.r11_svd.compute(tf.R11, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  if (how.project) {
+    ws.T_projected = ConstMapMat(u.data(), n_, f_);
+    if (!reorthogonalize(tf.Q1, ws.T_projected)) return "the tangent basis T lost a direction";
+  }
+  const ConstMapMat T(how.project ? ws.T_projected.data() : u.data(), n_, f_);
+  // velocities, eq. (11b): v~ = T u + Q1 p'
   pivotedRows(tf, -row.cwiseProduct(ws.kin.b), ws.p1);
-  solveTransposed(ws, ws.p1);
+  solveTransposed(tf, ws.p1);
   ws.vt.noalias() = T * qdot;
   ws.vt.noalias() += tf.Q1 * ws.p1;
   x.v = S.cwiseProduct(ws.vt);
@@ -99,7 +111,7 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   ws.Gamma = ws.kin.Gamma;
   if (baumgarte.beta != 0) ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
   pivotedRows(tf, row.cwiseProduct(ws.Gamma), ws.p2);
-  solveTransposed(ws, ws.p2);
+  solveTransposed(tf, ws.p2);
   ws.TS = S.asDiagonal() * T;
   ws.at.noalias() = tf.Q1 * ws.p2;                  // beta'' (scaled)
   ws.r = ws.F - ws.M * S.cwiseProduct(ws.at);      // F - M S beta''
@@ -110,18 +122,26 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   ws.mt_llt.solveInPlace(ws.rhs_u);                // T^T a~
   ws.at.noalias() += T * ws.rhs_u;
   ws.a = S.cwiseProduct(ws.at);
-  // continuation (*): T_dot = -Q1 X, X = R11^-T (A_dot T)_K; du/dt = T^T a~ - X^T p'
-  jacobianRateTimes(model, ws, x, ws.TS, ws.vt.norm());
-  pivotedRows(tf, ws.AdotT, ws.X);
-  solveTransposed(ws, ws.X);
-  Eigen::Map<MatX>(du.data(), n_, f_).noalias() = -tf.Q1 * ws.X;
+  // continuation (*): T_dot = -Q1 X, X = R11^-T (A_dot T)_K; du/dt = T^T a~ - X^T p'. Right at a
+  // singular configuration (a motion leaving a singular start: the simulation steps across the
+  // others) the solve with R11 divides by rounding; there, on the constraints (project), T is the
+  // closest basis at every evaluation anyway and its stored value is kept (X only for the drivers)
   du.tail(f_) = ws.rhs_u;
-  du.tail(f_).noalias() -= ws.X.transpose() * ws.p1;
-  if (multipliers) {
-    // least-norm scaled multipliers: A^T lambda_s = S (F - M a)
-    ws.cod.setThreshold(kRankThreshold);
-    ws.cod.compute(tf.At);
-    ws.lambda = row.cwiseProduct(ws.cod.solve(S.cwiseProduct(ws.F - ws.M * ws.a)));
+  const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
+  const bool driven = ws.p1.size() > 0 && ws.p1.cwiseAbs().maxCoeff() > 0;
+  if (!frozen || driven) {
+    jacobianRateTimes(model, ws, x, ws.TS, ws.vt.norm());
+    pivotedRows(tf, ws.AdotT, ws.X);
+    solveTransposed(tf, ws.X);
+    du.tail(f_).noalias() -= ws.X.transpose() * ws.p1;
+  }
+  if (frozen)
+    du.head(n_ * f_).setZero();
+  else
+    Eigen::Map<MatX>(du.data(), n_, f_).noalias() = -tf.Q1 * ws.X;
+  if (how.multipliers) {
+    ws.r = ws.F - ws.M * ws.a;
+    leastNormMultipliers(model, ws, ws.r);
   }
   return {};
 }
@@ -132,10 +152,11 @@ Scalar ProjectionFormulation::constraintPower(const DynamicsWorkspace& ws, const
 
 std::string ProjectionFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
                                          Eigen::Ref<VecX> u) {
-  passages_.clear();
   resets_ = 0;
-  const Scalar ratio = watch_.start(model, ws, x);
+  evaluateConstraints(model, ws.kin, x);
+  ws.tangent.compute(ws.kin, ws.scaling, r_);
   const TangentFactorization& tf = ws.tangent;
+  const Scalar ratio = r_ > 0 ? tf.diagonalRatio(r_ - 1) : 1;
   Eigen::Map<MatX> T(u.data(), n_, f_);
   const VecX vt = ws.scaling.col.cwiseInverse().cwiseProduct(x.v);
   start_event_.clear();
@@ -168,27 +189,21 @@ std::string ProjectionFormulation::solve(const Model& model, DynamicsWorkspace& 
   T = ws.tangent.fullQ().rightCols(f_);
   u.tail(f_) = T.transpose() * ws.scaling.col.cwiseInverse().cwiseProduct(x.v);
   State xs = x;
-  return evaluate(model, ws, xs, u, du, true);
+  Evaluation how;
+  how.multipliers = true;
+  return evaluate(model, ws, xs, u, du, how);
 }
 
 Formulation::StepOutcome ProjectionFormulation::afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step,
                                                           const State& x, Eigen::Ref<VecX> u) {
   StepOutcome outcome;
-  // singular configurations inside the step (singular_watch.hpp)
-  const SingularWatch::Approach approach = watch_.afterStep(model, ws, step, x);
-  if (approach.passage) {
-    recordPassage(model, ws, step, approach.t);
-    const SingularPassage& p = passages_.back();
-    std::ostringstream os;
-    os << "singular configuration (|R_rr|/|R_11| = " << p.ratio << "): rank " << p.rank_regular << " -> " << p.rank
-       << ", " << p.new_motions.cols() << " new admissible motion(s); the tracked motion continues";
-    outcome.event = os.str();
-    watch_.ratioAt(model, ws, x);  // recordPassage factorised elsewhere
-  }
-
+  evaluateConstraints(model, ws.kin, x);
+  ws.tangent.compute(ws.kin, ws.scaling, r_);
   Eigen::Map<MatX> T(u.data(), n_, f_);
   const TangentFactorization& tf = ws.tangent;
-  const MatX T_old = T;
+  // the basis the evaluations used: the stored one, or on the constraints its closest tangent basis
+  MatX T_old = T;
+  if (step.on_constraints) reorthogonalize(tf.Q1, T_old);
   if (!continuation_) {
     T = tf.fullQ().rightCols(f_);
   } else {
@@ -201,32 +216,6 @@ Formulation::StepOutcome ProjectionFormulation::afterStep(const Model& model, Dy
   outcome.restart = true;
   ++resets_;
   return outcome;
-}
-
-void ProjectionFormulation::recordPassage(const Model& model, DynamicsWorkspace& ws, const Step& step, Scalar t) {
-  State xs;
-  VecX us;
-  step.at(t, xs, us);
-  watch_.ratioAt(model, ws, xs);
-  const TangentFactorization& tf = ws.tangent;
-  SingularPassage p;
-  p.t = t;
-  p.ratio = tf.diagonalRatio(r_ - 1);
-  p.rank_regular = r_;
-  p.rank = std::min(tf.rankAt(kSingularRatio), r_);
-  // null C_s there: the last n - rank columns of Q; the tracked T lies in it (nearly)
-  const MatX N = tf.fullQ().rightCols(n_ - p.rank);
-  MatX T = ConstMapMat(us.data(), n_, f_);
-  const MatX G = N.transpose() * T;  // T in the basis N
-  Eigen::ColPivHouseholderQR<MatX> qr(G);
-  const MatX Qg = qr.householderQ();
-  const VecX& S = ws.scaling.col;
-  // the continuing motions: T moved into null C_s there (App. A, keeps their orientation); the
-  // new ones: the rest of null C_s
-  reorthogonalize(tf.fullQ().leftCols(p.rank), T);
-  p.continuing = S.asDiagonal() * T;
-  p.new_motions = S.asDiagonal() * (N * Qg.rightCols(n_ - p.rank - f_));
-  passages_.push_back(std::move(p));
 }
 
 }  // namespace loopdyn

@@ -71,6 +71,12 @@ SingularStart singularStartBasis(const Model& model, DynamicsWorkspace& ws, cons
     return out;
   }
   out.misfit = (d - P * (P.transpose() * d)).norm();
+  if (out.misfit > kBranchMisfit) {
+    // d points between branches: the motion takes the nearest one, the probe's, along its own
+    // tangent (with d itself the motion would leave the constraints at once)
+    out.T = P;
+    return out;
+  }
 
   // T = [d, the rest of the branch's tangent orthogonal to d]
   out.T.resize(n, f);

@@ -4,12 +4,18 @@
 #include <array>
 #include <cmath>
 
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+
 namespace loopdyn {
 
 namespace {
 
 /// Interior samples of |R_rr| / |R_11| in a step near a singular configuration.
 constexpr int kDipSamples = 4;
+/// The closest approach is searched for only where a sample came below this: a passage inside a
+/// step of six samples leaves one within a tenth of the ratio's change over the step.
+constexpr Scalar kSearchRatio = 0.05;
 
 }  // namespace
 
@@ -20,6 +26,19 @@ Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const S
   evaluateConstraints(model, ws.kin, ws.x_shifted);
   ws.tangent.compute(ws.kin, ws.scaling, r_);
   return r_ > 0 ? ws.tangent.diagonalRatio(r_ - 1) : 1;
+}
+
+Scalar SingularWatch::singularValueRatioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+  ratioAt(model, ws, x);  // evaluates ws.tangent.At = C_s^T at x
+  const MatX& At = ws.tangent.At;
+  if (r_ == 0 || At.cols() == 0) return 1;
+  // the smaller of C_s C_s^T (nc x nc) and C_s^T C_s (n x n): the same nonzero eigenvalues
+  const MatX gram = At.cols() <= At.rows() ? MatX(At.transpose() * At) : MatX(At * At.transpose());
+  const Eigen::SelfAdjointEigenSolver<MatX> eigen(gram, Eigen::EigenvaluesOnly);
+  const VecX& l = eigen.eigenvalues();  // increasing
+  const Eigen::Index largest = l.size() - 1;
+  if (r_ > l.size() || !(l(largest) > 0)) return 0;
+  return std::sqrt(std::max<Scalar>(0, l(largest - r_ + 1)) / l(largest));
 }
 
 Scalar SingularWatch::start(const Model& model, DynamicsWorkspace& ws, const State& x) {
@@ -55,10 +74,11 @@ SingularWatch::Approach SingularWatch::afterStep(const Model& model, DynamicsWor
   const int best = static_cast<int>(std::min_element(ratio.begin(), ratio.end()) - ratio.begin());
   approach.t = t[best];
   approach.ratio = ratio[best];
-  if (best > 0 && best <= kDipSamples) {
-    // golden-section search for the closest approach in [t[best - 1], t[best + 1]]
+  if (approach.ratio < kSearchRatio) {
+    // golden-section search for the closest approach between the samples next to the smallest
+    // (also when that is an end: the minimum may lie just inside the step)
     constexpr Scalar g = 0.6180339887498949;
-    Scalar lo = t[best - 1], hi = t[best + 1];
+    Scalar lo = t[std::max(best - 1, 0)], hi = t[std::min(best + 1, kDipSamples + 1)];
     auto f = [&](Scalar s) {
       step.at(s, xi, ui);
       return ratioAt(model, ws, xi);
@@ -71,19 +91,61 @@ SingularWatch::Approach SingularWatch::afterStep(const Model& model, DynamicsWor
         lo = c, c = d, fc = fd, d = lo + g * (hi - lo), fd = f(d);
       }
     }
-    approach.t = fc < fd ? c : d;
-    approach.ratio = std::min(fc, fd);
+    if (std::min(fc, fd) < approach.ratio) {
+      approach.t = fc < fd ? c : d;
+      approach.ratio = std::min(fc, fd);
+    }
   }
+  const Scalar length = x.t - step.t0, edge = 1e-9 * std::max<Scalar>(1, std::abs(x.t));
+  const bool at_start = approach.t - step.t0 <= edge, at_end = x.t - approach.t <= edge;
   // a minimum at the start counts when the previous step ended going down into it
-  approach.passage =
-      armed_ && ((best > 0 && best <= kDipSamples) || (best == 0 && dip_at_end_)) && approach.ratio < kSingularRatio;
+  approach.passage = armed_ && approach.ratio < kSingularRatio && length > 0 && ((!at_start && !at_end) || (at_start && dip_at_end_));
   if (approach.passage) armed_ = false;
-  dip_at_end_ = best == kDipSamples + 1;
+  dip_at_end_ = at_end;
   // the search evaluated other states: factorise at x again for what follows
   last_ratio_ = ratioAt(model, ws, x);
   // left the neighbourhood after the closest approach: the next visit may count
   for (int k = best + 1; k <= kDipSamples + 1; ++k) armed_ = armed_ || ratio[k] >= kSingularRatio;
   return approach;
+}
+
+MatX tangentBasisAt(const Model& model, DynamicsWorkspace& ws, const State& x, int rank) {
+  ws.x_shifted.t = x.t;
+  ws.x_shifted.q = x.q;
+  ws.x_shifted.v.setZero(model.nv());
+  evaluateConstraints(model, ws.kin, ws.x_shifted);
+  ws.tangent.compute(ws.kin, ws.scaling, rank);
+  return ws.tangent.fullQ().rightCols(model.nv() - rank);
+}
+
+SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const State& x_s, int rank,
+                                const MatX& T_before, const MatX& T_after) {
+  const int n = model.nv(), f = n - rank;
+  SingularPassage p;
+  p.t = x_s.t;
+  p.rank_regular = rank;
+  const MatX Q = tangentBasisAt(model, ws, x_s, 0).leftCols(n);  // the full Q (rank 0 keeps all columns)
+  const TangentFactorization& tf = ws.tangent;
+  p.ratio = rank > 0 ? tf.diagonalRatio(rank - 1) : 1;
+  p.rank = std::min(tf.rankAt(kSingularRatio), rank);
+  // null C_s there: the last n - rank* columns of Q; the motion's tangent spaces moved into it
+  const MatX Q1 = Q.leftCols(p.rank), N = Q.rightCols(n - p.rank);
+  MatX before = T_before, after = T_after;
+  const bool moved = reorthogonalize(Q1, before) && reorthogonalize(Q1, after);
+  p.branch_change = moved ? 0 : 1;
+  if (f > 0 && moved) {
+    // sin of the largest principal angle: the largest singular value of (I - B B^T) A
+    const Eigen::JacobiSVD<MatX> svd(after - before * (before.transpose() * after));
+    p.branch_change = svd.singularValues()(0);
+  }
+  // the continuing motions: the tangent before, moved; the new ones: the rest of null C_s
+  const MatX G = N.transpose() * before;
+  Eigen::ColPivHouseholderQR<MatX> qr(G);
+  const MatX Qg = qr.householderQ();
+  const VecX& S = ws.scaling.col;
+  p.continuing = S.asDiagonal() * before;
+  p.new_motions = S.asDiagonal() * (N * Qg.rightCols(n - p.rank - f));
+  return p;
 }
 
 }  // namespace loopdyn

@@ -64,6 +64,24 @@ void CsvFile::commit() {
   committed_ = true;
 }
 
+std::string CsvFile::commitFailed() {
+  const std::string failed = failedPath(path_);
+  out_.flush();
+  if (!out_) fail(failed, "write");
+  out_.close();
+  renameOnto(temporary_, failed);
+  committed_ = true;
+  return failed;
+}
+
+std::string failedPath(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1)
+    return path + ".failed";
+  return path.substr(0, dot) + ".failed" + path.substr(dot);
+}
+
 void writeFileAtomically(const std::string& path, const std::string& text) {
   const std::string temporary = temporaryName(path);
   {

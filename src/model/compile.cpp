@@ -243,6 +243,10 @@ Model compile(const ModelSpec& spec) {
     body.name = bs.name;
     body.mass = bs.mass;
     body.inertia = bs.inertia;
+    if (spec.dimension == 2)
+      body.inertia_inverse(2, 2) = 1 / bs.inertia(2, 2);
+    else
+      body.inertia_inverse = bs.inertia.inverse();
     body.where = bs.where;
     for (const MarkerSpec& ms : bs.markers) {
       body.marker_names.push_back(ms.name);

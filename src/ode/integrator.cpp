@@ -18,9 +18,21 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kNames{"dopri5", "bs23", "adams", "rk4"};
 
+/// What SUNDIALS hands back to the callbacks.
+struct Callbacks {
+  const Rhs* rhs = nullptr;
+  const Integrator* integrator = nullptr;
+};
+
 int rhsAdapter(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
-  const Rhs& rhs = *static_cast<const Rhs*>(user_data);
+  const Rhs& rhs = *static_cast<const Callbacks*>(user_data)->rhs;
   return rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
+}
+
+int weightAdapter(N_Vector y, N_Vector weights, void* user_data) {
+  static_cast<const Callbacks*>(user_data)->integrator->errorWeights(N_VGetArrayPointer(y),
+                                                                      N_VGetArrayPointer(weights));
+  return 0;
 }
 
 /// SUNDIALS messages are not printed (a library does not print); failures come back as flags and
@@ -60,6 +72,7 @@ struct Integrator::Sundials {
   SUNContext context = nullptr;
   N_Vector y = nullptr, dky = nullptr;
   void* memory = nullptr;
+  Callbacks callbacks;
   SUNNonlinearSolver corrector = nullptr;  // adams
   ARKodeButcherTable table = nullptr;      // rk4
 
@@ -81,9 +94,19 @@ struct Integrator::Sundials {
 };
 
 Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const Options& options)
-    : method_(method), rhs_(std::move(rhs)), t_(t0), y_(y0), s_(std::make_unique<Sundials>(method)) {
+    : method_(method),
+      rhs_(std::move(rhs)),
+      t_(t0),
+      y_(y0),
+      rtol_(options.rtol),
+      atol_(options.atol),
+      cap_(options.magnitude_cap),
+      s_(std::make_unique<Sundials>(method)) {
   LOOPDYN_CHECK(options.rtol > 0 && options.atol > 0, "tolerances must be positive");
+  LOOPDYN_CHECK(cap_.size() == 0 || cap_.size() == y0.size(), "magnitude caps: expected ", y0.size(), ", got ",
+                cap_.size());
   const auto n = static_cast<sunindextype>(y0.size());
+  s_->callbacks = {&rhs_, this};
   LOOPDYN_CHECK(SUNContext_Create(nullptr, &s_->context) == 0, "SUNDIALS context could not be created");
   s_->y = N_VMake_Serial(n, y_.data(), s_->context);
   s_->dky = N_VNew_Serial(n, s_->context);
@@ -91,9 +114,10 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
     s_->memory = CVodeCreate(CV_ADAMS, s_->context);
     CVodeInit(s_->memory, rhsAdapter, t0, s_->y);
     CVodeSStolerances(s_->memory, options.rtol, options.atol);
+    if (cap_.size() > 0) CVodeWFtolerances(s_->memory, weightAdapter);
     s_->corrector = SUNNonlinSol_FixedPoint(s_->y, 0, s_->context);
     CVodeSetNonlinearSolver(s_->memory, s_->corrector);
-    CVodeSetUserData(s_->memory, &rhs_);
+    CVodeSetUserData(s_->memory, &s_->callbacks);
     if (options.min_step > 0) CVodeSetMinStep(s_->memory, options.min_step);
     CVodeSetErrHandlerFn(s_->memory, silent, nullptr);
     CVodeSetMaxHnilWarns(s_->memory, -1);
@@ -111,7 +135,7 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
     s_->table = ARKodeButcherTable_Create(4, 4, 0, const_cast<sunrealtype*>(c), const_cast<sunrealtype*>(A),
                                           const_cast<sunrealtype*>(b), nullptr);
     s_->memory = ARKStepCreate(rhsAdapter, nullptr, t0, s_->y, s_->context);
-    ARKStepSetUserData(s_->memory, &rhs_);
+    ARKStepSetUserData(s_->memory, &s_->callbacks);
     ARKStepSetErrHandlerFn(s_->memory, silent, nullptr);
     ARKStepSetTables(s_->memory, 4, 0, nullptr, s_->table);
     ARKStepSetFixedStep(s_->memory, options.fixed_step);
@@ -119,7 +143,7 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
     return;
   }
   s_->memory = ERKStepCreate(rhsAdapter, t0, s_->y, s_->context);
-  ERKStepSetUserData(s_->memory, &rhs_);
+  ERKStepSetUserData(s_->memory, &s_->callbacks);
   if (options.min_step > 0) ERKStepSetMinStep(s_->memory, options.min_step);
   ERKStepSetErrHandlerFn(s_->memory, silent, nullptr);
   ERKStepSetMaxHnilWarns(s_->memory, -1);
@@ -129,6 +153,7 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
     default: break;
   }
   ERKStepSStolerances(s_->memory, options.rtol, options.atol);
+  if (cap_.size() > 0) ERKStepWFtolerances(s_->memory, weightAdapter);
   if (options.max_step > 0) ERKStepSetMaxStep(s_->memory, options.max_step);
 }
 
@@ -177,6 +202,20 @@ void Integrator::reset(Scalar t, const VecX& y) {
   } else {
     ERKStepReset(s_->memory, t, s_->y);
   }
+}
+
+void Integrator::errorWeights(const Scalar* y, Scalar* weights) const {
+  for (Eigen::Index i = 0; i < cap_.size(); ++i) weights[i] = 1 / (rtol_ * std::min(std::abs(y[i]), cap_(i)) + atol_);
+}
+
+Scalar Integrator::nextStepSize() const {
+  sunrealtype h = 0;
+  switch (method_) {
+    case Method::Adams: CVodeGetCurrentStep(s_->memory, &h); break;
+    case Method::Rk4: ARKStepGetCurrentStep(s_->memory, &h); break;
+    default: ERKStepGetCurrentStep(s_->memory, &h); break;
+  }
+  return h;
 }
 
 Statistics Integrator::statistics() const {

@@ -1,13 +1,18 @@
 #include "loopdyn/sim/simulation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <numbers>
 #include <sstream>
+#include <cstdlib>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
+#include "loopdyn/ode/gauss_legendre.hpp"
 
 namespace loopdyn {
 
@@ -36,11 +41,29 @@ void normalizeQuaternions(const Model& model, State& x) {
 }
 
 /// A projection that does not converge is retried after the next step while the violation stays
-/// below this multiple of the projection tolerance.
+/// below this multiple of the projection tolerance; beyond it the run fails.
 constexpr Scalar kPostponeFactor = 100;
 
-/// At most this many formulation events are kept (a switching set could otherwise fill memory).
+/// At most this many events are kept (a switching set could otherwise fill memory).
 constexpr std::size_t kMaxEvents = 1000;
+
+/// The step across a singular configuration is at most its design size (the collocation
+/// step's error grows as h^9, and its iteration converges for h below the motion's time scale).
+constexpr Scalar kMaxCrossingStretch = 1;
+/// The sizes, relative to the design, tried for the step across until its collocation iteration
+/// converges: longer first (a motion that comes to rest at the singular configuration keeps its
+/// nodes close to it and slow, so a longer step moves them away), then shorter (an iteration that
+/// diverges for a fast motion).
+constexpr std::array<Scalar, 4> kCrossingStretches{1, 2, 4, 0.5};
+
+/// The collocation iteration across a singular configuration ends where it stalls below this: at
+/// the rounding level of the right-hand side at its nodes (1e-10 relative at the design ratio
+/// kCrossingRatio, more when the step had to start closer), whose effect on the step is that
+/// rounding times h. A sample inside the step may put nodes closer still: where its own step
+/// does not stall below kSampleStall, the sample is read from the crossing step's collocation
+/// polynomial instead (order 4).
+constexpr Scalar kCrossingStall = 1e-7;
+constexpr Scalar kSampleStall = 1e-6;
 
 /// Scaled violations of the state as evaluated in ws.
 void violations(const Model& model, const DynamicsWorkspace& ws, const State& x, Scalar& position, Scalar& velocity) {
@@ -50,28 +73,128 @@ void violations(const Model& model, const DynamicsWorkspace& ws, const State& x,
 }
 
 /// "near a singular configuration (rank 14 -> 12; dependent: O3.x, O2.x of joints O3, O2)" or "".
-std::string singularityHint(const Model& model, const State& x, int initial_rank) {
+std::string singularityHint(const Model& model, State x, int rank) {
   KinematicsWorkspace kin(model);
   RankOptions options;
   options.generic_samples = 0;
+  x.v.setZero(model.nv());  // C does not depend on v
   const RankReport r = analyzeConstraintsAt(model, kin, x, options);
-  if (r.rank >= initial_rank) return {};
+  if (r.rank >= rank) return {};
   std::vector<std::string> pairs;
   for (int row : r.dependent_equations) {
     const std::string& name = model.pairs()[static_cast<std::size_t>(model.equations()[static_cast<std::size_t>(row)].pair)].name;
     if (std::find(pairs.begin(), pairs.end(), name) == pairs.end()) pairs.push_back(name);
   }
   std::ostringstream os;
-  os << " near a singular configuration (rank " << initial_rank << " -> " << r.rank << ") involving";
+  os << " near a singular configuration (rank " << rank << " -> " << r.rank << ") involving";
   for (std::size_t k = 0; k < pairs.size(); ++k) os << (k == 0 ? " " : ", ") << pairs[k];
   return os.str();
+}
+
+std::string timeLabel(Scalar t) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "t = " << std::fixed << t << " s";
+  return os.str();
+}
+
+/// Where to step across a predicted singular configuration.
+struct CrossingPlan {
+  bool active = false;
+  Scalar t_star = 0;  ///< predicted time of the singular configuration
+  Scalar h = 0;       ///< design size of the collocation step (t_star between its middle nodes)
+  Scalar t_start() const { return t_star - 0.5 * h; }
+  /// Where the integrator stops: short of t_start while the prediction is still being refined
+  /// (extrapolated from far, t_star tends to come earlier), then at it.
+  Scalar t_stop(Scalar t) const { return t < t_start() - 0.5 * h ? t_start() - 0.25 * h : t_start(); }
+};
+
+/// Ratios below this are rounding (sigma_r from the eigenvalues of C_s C_s^T resolves sqrt(eps)):
+/// the motion sits at a singular configuration (a singular start), it does not approach one.
+constexpr Scalar kRoundingRatio = 1e-6;
+
+/// A singular configuration is planned for when it is extrapolated within this many steps. The step
+/// across is at most that many of the integrator's steps (a slow approach, whose slope would ask
+/// for a long one), or kMinCrossingCap of the motion's time scale T when the integrator's steps
+/// are shorter (tight tolerances): its iteration converges for h well below T, and its error,
+/// 5.6e-10 (h / T)^9 relative for s = 4, stays far below any tolerance.
+constexpr Scalar kLookahead = 4;
+constexpr Scalar kMinCrossingCap = 0.2;
+
+/// Updates the plan at a step end: extrapolates the ratio |R_rr| / |R_11| (which vanishes
+/// linearly at a transversal passage) from the last two step ends to the time it reaches zero.
+/// The step across is sized, when the plan becomes active, so that its nearest node is at
+/// kCrossingRatio (within the caps of kLookahead); later step ends refine only the predicted time.
+void updateCrossingPlan(CrossingPlan& plan, Scalar t_previous, Scalar ratio_previous, Scalar t, Scalar ratio,
+                        Scalar step, Scalar time_scale) {
+  // (ratios at rounding level: the motion is at a singular start, not approaching one)
+  if (!(ratio < kPredictRatio && ratio < ratio_previous && ratio_previous > kRoundingRatio && t > t_previous)) {
+    plan.active = false;
+    return;
+  }
+  const Scalar slope = (ratio_previous - ratio) / (t - t_previous);
+  const Scalar reach = kLookahead * std::max(step, t - t_previous);
+  plan.t_star = t + ratio / slope;
+  if (!plan.active)
+    plan.h = std::min(kCrossingRatio / (ode::GaussLegendreStep::middleGapHalfWidth() * slope),
+                      std::max(reach, kMinCrossingCap * time_scale));
+  plan.active = plan.t_star - t <= reach + plan.h;
+}
+
+/// The step size that keeps the nodes of a collocation step from t0 farthest from t_star (which
+/// must lie inside the step), among the placements of t_star in the middle of a gap between
+/// nodes, no longer than h_max; the design size h when t_star is half of it away.
+Scalar crossingStepFrom(Scalar t0, const CrossingPlan& plan, Scalar h_max) {
+  const Scalar delta = plan.t_star - t0;
+  if (delta <= 0) return plan.h;  // leaving a singular start
+  if (delta >= 0.35 * plan.h) return 2 * delta;  // centred
+  const auto& c = ode::GaussLegendreStep::nodes();
+  Scalar best_h = h_max, best_distance = -1;
+  std::array<Scalar, 4> centres{0.5 * c[0], 0.5 * (c[0] + c[1]), 0.5 * (c[1] + c[2]), 0.5 * (c[2] + c[3])};
+  for (const Scalar theta : centres) {
+    const Scalar h = std::min(h_max, delta / theta);
+    Scalar distance = std::abs(delta);
+    for (const Scalar ci : c) distance = std::min(distance, std::abs(ci * h - delta));
+    if (h * 0.95 > delta && distance > best_distance) {
+      best_distance = distance;
+      best_h = h;
+    }
+  }
+  return best_h;
+}
+
+/// A run that takes this many steps in a row right at a singular configuration (|R_rr| / |R_11|
+/// below kCrossingRatio, where a passing motion spends one step) is stuck there and stops.
+constexpr long kMaxStepsNear = 2000;
+
+/// A passage with less kinetic energy than this fraction of the largest so far is at rest.
+constexpr Scalar kRestFraction = 1e-4;
+
+/// The step that leaves a singular start is this fraction of motionTimeScale.
+constexpr Scalar kDepartureFraction = 0.25;
+
+/// How long the mechanism takes to move by its characteristic length L: L / |v| from its speed,
+/// sqrt(L / |g|) from gravity, the shorter; 1 s if neither moves it.
+Scalar motionTimeScale(const Model& model, const State& x) {
+  const Scalar L = model.characteristicLength();
+  Scalar scale = std::numeric_limits<Scalar>::infinity();
+  const Scalar g = model.gravity().norm();
+  if (g > 0) scale = std::sqrt(L / g);
+  Scalar speed = 0;
+  for (int b = 0; b < model.nb(); ++b) speed = std::max(speed, bodyMotion(model, x.q, x.v, b).v.norm());
+  if (speed > 0) scale = std::min(scale, L / speed);
+  return std::isfinite(scale) ? scale : 1;
 }
 
 }  // namespace
 
 Scalar projectionTrigger(ode::Method method) { return method == ode::Method::Adams ? 10 : 1; }
 
-Scalar defaultRelease(Scalar rtol) { return 10 * std::sqrt(rtol); }
+Scalar energyTolerance(const SimulationOptions& options) {
+  if (options.energy_tolerance > 0) return options.energy_tolerance;
+  if (options.integrator == ode::Method::Rk4) return 1e-3;
+  return std::max(1e4 * options.ode.rtol, 1e-6);
+}
 
 SimulationResult simulate(const Model& model, Formulation& formulation, const State& x0,
                           const SimulationOptions& options,
@@ -81,9 +204,12 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   formulation.baumgarte = options.stabilization == Stabilization::Baumgarte
                               ? Baumgarte{options.baumgarte_alpha, options.baumgarte_beta}
                               : Baumgarte{};
-  DynamicsWorkspace ws(model);
+  DynamicsWorkspace ws(model), watch_ws(model);
   const Scalar tolerance =
       options.projection_tolerance > 0 ? options.projection_tolerance : projectionTrigger(options.integrator) * options.ode.rtol;
+  KinematicsWorkspace check(model);
+  const int rank = options.generic_rank >= 0 ? options.generic_rank : analyzeConstraints(model, check, x0).generic_rank;
+  result.generic_rank = rank;
 
   // ODE state y = (q, u, W): positions, the formulation's velocity variables, driver work
   const int nq = model.nq(), nu = formulation.velocityStateSize(model);
@@ -94,14 +220,15 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   };
   VecX du(nu);
 
-  // right-hand side
+  // right-hand side; on the constraints (project) near singular configurations
   State xr;
   std::string rhs_problem;
+  Evaluation rhs_how;
   ode::Rhs rhs = [&](Scalar t, const Scalar* y, Scalar* ydot) -> int {
     xr.t = t;
     xr.q = Eigen::Map<const VecX>(y, nq);
     const std::string problem =
-        formulation.evaluate(model, ws, xr, Eigen::Map<const VecX>(y + nq, nu), Eigen::Map<VecX>(ydot + nq, nu), false);
+        formulation.evaluate(model, ws, xr, Eigen::Map<const VecX>(y + nq, nu), Eigen::Map<VecX>(ydot + nq, nu), rhs_how);
     if (!problem.empty()) {
       rhs_problem = problem;
       return -1;  // the formulation cannot go on here (a singular configuration): stop
@@ -114,16 +241,31 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     ydot[nq + nu] = ws.F_nc.dot(xr.v) + formulation.constraintPower(ws, xr);
     return 0;
   };
+  // the collocation step across a singular configuration evaluates on the constraints
+  ode::Rhs projected_rhs = [&](Scalar t, const Scalar* y, Scalar* ydot) -> int {
+    const Evaluation saved = rhs_how;
+    rhs_how.project = true;
+    const int status = rhs(t, y, ydot);
+    rhs_how = saved;
+    return status;
+  };
 
-  // samples: the state at t (interpolated), the dynamics evaluated there
+  // samples: the integrated state at t (interpolated) for its drift, then projected onto the
+  // constraints with the dynamics evaluated there
   Sample sample;
   Scalar energy_max_T = 0, energy_V0 = 0, energy_dV = 0;
-  auto emit = [&](Scalar t, const VecX& y) {
+  // (inside the step across a singular configuration the sample's state is the collocation's,
+  // not the integrator's: its drift says nothing about the integration and is not counted)
+  auto emit = [&](Scalar t, const VecX& y, bool in_crossing = false) {
     positions(t, y, sample.x);
-    const std::string problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du, true);
+    std::string problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du, Evaluation{});
+    violations(model, ws, sample.x, sample.position_violation, sample.velocity_violation);
+    positions(t, y, sample.x);
+    if (problem.empty())
+      problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du, Evaluation{true, true});
     if (!problem.empty() && result.ok) {
       result.ok = false;
-      result.failure = "at t = " + std::to_string(t) + " s: " + problem;
+      result.failure = "at " + timeLabel(t) + ": " + problem;
     }
     sample.a = ws.a;
     sample.lambda = ws.lambda;
@@ -131,86 +273,198 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     sample.kinetic = kineticEnergy(model, ws.kin.motion);
     sample.potential = potentialEnergy(model, ws.kin.motion);
     sample.work = y(nq + nu);
-    violations(model, ws, sample.x, sample.position_violation, sample.velocity_violation);
     const Scalar E = sample.kinetic + sample.potential - sample.work;
     if (result.samples == 0) {
       result.energy_initial = E;
       energy_V0 = sample.potential;
     }
     result.energy_drift_max = std::max(result.energy_drift_max, std::abs(E - result.energy_initial));
-    result.max_position_violation = std::max(result.max_position_violation, sample.position_violation);
-    result.max_velocity_violation = std::max(result.max_velocity_violation, sample.velocity_violation);
+    if (!in_crossing) {
+      result.max_position_violation = std::max(result.max_position_violation, sample.position_violation);
+      result.max_velocity_violation = std::max(result.max_velocity_violation, sample.velocity_violation);
+    }
     energy_max_T = std::max(energy_max_T, sample.kinetic);
     energy_dV = std::max(energy_dV, std::abs(sample.potential - energy_V0));
     ++result.samples;
     on_sample(sample, ws);
   };
 
-  KinematicsWorkspace check(model);
-  const int initial_rank = [&] {
-    RankOptions o;
-    o.generic_samples = 0;
-    return analyzeConstraintsAt(model, check, x0, o).rank;
-  }();
-
   VecX y0(nq + nu + 1), y;
   y0.head(nq) = x0.q;
   y0(nq + nu) = 0;
   if (const std::string problem = formulation.start(model, ws, x0, y0.segment(nq, nu)); !problem.empty()) {
     result.ok = false;
-    result.failure = "at t = " + std::to_string(x0.t) + " s: " + problem;
+    result.failure = "at " + timeLabel(x0.t) + ": " + problem;
     result.final_state = x0;
     return result;
   }
   if (const std::string event = formulation.startEvent(); !event.empty())
-    result.events.push_back("t = " + std::to_string(x0.t) + " s: " + event);
-  ode::Integrator integrator(options.integrator, rhs, x0.t, y0, options.ode);
+    result.events.push_back(timeLabel(x0.t) + ": " + event);
+  // planar angles are unwrapped: their error is measured relative to at most pi (ode/integrator.hpp)
+  ode::Options ode_options = options.ode;
+  ode_options.magnitude_cap = VecX::Constant(y0.size(), std::numeric_limits<Scalar>::infinity());
+  if (model.dimension() == 2)
+    for (int b = 0; b < model.nb(); ++b) ode_options.magnitude_cap(3 * b + 2) = std::numbers::pi;
+  ode::Integrator integrator(options.integrator, rhs, x0.t, y0, ode_options);
+  ode::GaussLegendreStep collocation(static_cast<int>(y0.size()));
   const Scalar dt = options.sample_interval;
   const long last = std::max(1L, static_cast<long>(std::ceil((options.t_end - x0.t) / dt - 1e-9)));
   auto sampleTime = [&](long k) { return k >= last ? options.t_end : x0.t + static_cast<Scalar>(k) * dt; };
+
+  SingularWatch watch(rank);
+  const Scalar ratio_start = watch.start(model, watch_ws, x0);
+  rhs_how.project = ratio_start < kProjectRatio;
+  CrossingPlan plan;
+  if (ratio_start < kCrossingRatio) {
+    // a start at a singular configuration: the first step leaves it by collocation too, its
+    // nodes away from the start, sized by the motion's time scale (how long it takes to move L)
+    plan.active = true;
+    plan.t_star = x0.t;
+    plan.h = kDepartureFraction * motionTimeScale(model, x0);
+  }
   emit(x0.t, y0);
   long next = 1;
   AssemblyOptions projection;
   projection.keep_prescribed_velocities = false;
   projection.position_tolerance = projection.velocity_tolerance = std::max(1e-14, 1e-3 * tolerance);
-  State xp;
-  VecX u(nu), yi;
+  State xp, x_start;
+  VecX u(nu), yi, y_start;
   Formulation::Step step_info;
   step_info.tolerance = tolerance;
-  step_info.at = [&](Scalar t, State& x, VecX& ui) {
-    integrator.interpolate(t, yi);
-    positions(t, yi, x);
-    ui = yi.segment(nq, nu);
-  };
-  long steps = 0;
-  Scalar t_previous = x0.t;
+  long steps = 0, steps_near = 0;
+  Scalar t_near = x0.t;
+  positions(x0.t, y0, x_start);
+  y_start = y0;
   while (result.ok && integrator.time() < options.t_end) {
-    ode::StepResult step = integrator.step(options.t_end);
-    if (step.ok && ++steps > options.ode.max_steps)
-      step = {false, "more than " + std::to_string(options.ode.max_steps) + " steps (step size collapsed) at t = " +
-                         std::to_string(integrator.time()) + " s"};
-    positions(integrator.time(), integrator.state(), xp);
-    u = integrator.state().segment(nq, nu);
-    if (!step.ok) {
-      formulation.evaluate(model, ws, xp, u, du, false);
-      result.ok = false;
-      result.failure = step.message + singularityHint(model, xp, initial_rank);
-      if (!rhs_problem.empty()) result.failure += " (" + rhs_problem + ")";
-      break;
-    }
-    while (result.ok && next <= last && sampleTime(next) <= integrator.time() + 1e-12 * std::abs(options.t_end)) {
-      integrator.interpolate(std::min(sampleTime(next), integrator.time()), y);
-      emit(sampleTime(next), y);
-      ++next;
+    const Scalar t0 = integrator.time();
+    const bool crossing = plan.active && plan.t_start() <= t0 + 1e-3 * plan.h;
+    Scalar h_crossing = 0;
+    if (crossing) {
+      // across the singular configuration: one collocation step, no evaluation next to it
+      VecX y_end;
+      std::string problem;
+      const Scalar h_design = plan.h;
+      for (const Scalar stretch : kCrossingStretches) {
+        plan.h = stretch * h_design;
+        h_crossing = std::min(crossingStepFrom(t0, plan, kMaxCrossingStretch * plan.h), options.t_end - t0);
+        problem = collocation.step(projected_rhs, t0, integrator.state(), h_crossing, y_end, 1e-14, kCrossingStall);
+        if (problem.empty()) break;
+      }
+      if (!problem.empty()) {
+        // no collocation step converges: the motion lingers next to the singular configuration
+        // (it comes to rest there, where the rounding it carries is small); ordinary steps on
+        // the constraints go on, and a step-size collapse would say so
+        plan = CrossingPlan{};
+        rhs_how.project = true;
+        integrator.reset(t0, integrator.state());
+        continue;
+      }
+      ++result.crossing_steps;
+      ++steps;
+      const VecX y_begin = integrator.state();
+      integrator.reset(t0 + h_crossing, y_end);
+      step_info.at = [&](Scalar t, State& x, VecX& ui) {
+        collocation.interpolate((t - t0) / h_crossing, yi);
+        positions(t, yi, x);
+        ui = yi.segment(nq, nu);
+      };
+      // samples inside: from the nearer end of the step, by collocation again (never through t*);
+      // none for a formulation that cannot pass (it stops at the passage, below)
+      ode::GaussLegendreStep partial(static_cast<int>(y0.size()));
+      while (result.ok && formulation.passesSingularConfigurations() && next <= last && sampleTime(next) <= integrator.time() + 1e-12 * std::abs(options.t_end)) {
+        const Scalar ts = std::min(sampleTime(next), integrator.time());
+        VecX ys = y_end;
+        std::string partial_problem;
+        if (ts < integrator.time()) {
+          // (a sample next to the singular configuration evaluates near it: its rounding is the sample's alone)
+          partial_problem = ts <= plan.t_star
+                                ? partial.step(projected_rhs, t0, y_begin, ts - t0, ys, 1e-14, kSampleStall)
+                                : partial.step(projected_rhs, integrator.time(), y_end, ts - integrator.time(), ys, 1e-14,
+                                               kSampleStall);
+        }
+        if (!partial_problem.empty()) collocation.interpolate((ts - t0) / h_crossing, ys);  // order 4 there
+        emit(sampleTime(next), ys, ts < integrator.time());
+        ++next;
+      }
+      plan = CrossingPlan{};
+    } else {
+      ode::StepResult step = integrator.step(plan.active ? std::min(options.t_end, plan.t_stop(t0)) : options.t_end);
+      if (step.ok && ++steps > options.ode.max_steps)
+        step = {false, "more than " + std::to_string(options.ode.max_steps) + " steps (step size collapsed) at " +
+                           timeLabel(integrator.time())};
+      if (!step.ok) {
+        positions(integrator.time(), integrator.state(), xp);
+        result.ok = false;
+        result.failure = step.message + singularityHint(model, xp, rank);
+        if (!rhs_problem.empty()) result.failure += " (" + rhs_problem + ")";
+        break;
+      }
+      step_info.at = [&](Scalar t, State& x, VecX& ui) {
+        integrator.interpolate(t, yi);
+        positions(t, yi, x);
+        ui = yi.segment(nq, nu);
+      };
+      while (result.ok && next <= last && sampleTime(next) <= integrator.time() + 1e-12 * std::abs(options.t_end)) {
+        integrator.interpolate(std::min(sampleTime(next), integrator.time()), y);
+        emit(sampleTime(next), y);
+        ++next;
+      }
     }
     if (!result.ok) break;
-    bool restart = false;
-    step_info.t0 = t_previous;
+    positions(integrator.time(), integrator.state(), xp);
+    u = integrator.state().segment(nq, nu);
+
+    // singular configurations inside the step: record, check the branch (singular_watch.hpp)
+    step_info.t0 = t0;
     step_info.projected = false;
-    t_previous = integrator.time();
+    step_info.on_constraints = crossing || rhs_how.project;
+    if (const SingularWatch::Approach approach = watch.afterStep(model, watch_ws, step_info, xp); approach.passage) {
+      State xs;
+      VecX us;
+      step_info.at(approach.t, xs, us);
+      const MatX before = tangentBasisAt(model, watch_ws, x_start, rank);
+      const MatX after = tangentBasisAt(model, watch_ws, xp, rank);
+      if (!formulation.passesSingularConfigurations()) {
+        result.ok = false;
+        result.failure = "at " + timeLabel(approach.t) + " the mechanism reaches a singular configuration" +
+                         singularityHint(model, xs, rank) + ", which " + std::string(formulation.name()) +
+                         " cannot go through: its equations or coordinates turn dependent there (--method lagrange "
+                         "or projection passes it)";
+        break;
+      }
+      SingularPassage passage = describePassage(model, watch_ws, xs, rank, before, after);
+      passage.ratio = approach.ratio;
+      // at rest there, the rigid model does not decide the branch the motion leaves on
+      State xv = xs;
+      formulation.evaluate(model, ws, xv, us, du, Evaluation{});
+      passage.at_rest = kineticEnergy(model, ws.kin.motion) <= kRestFraction * energy_max_T;
+      std::ostringstream os;
+      os << "singular configuration (|R_rr|/|R_11| = " << passage.ratio << "): rank " << passage.rank_regular << " -> "
+         << passage.rank << ", " << passage.new_motions.cols() << " new admissible motion(s); ";
+      if (passage.branch_change < kBranchChange) {
+        os << "the motion continues on its branch" << (crossing ? " (stepped across)" : "");
+      } else if (passage.at_rest) {
+        os << "the motion comes to rest there and leaves on another branch (tangent turned by sin "
+           << passage.branch_change << "): at rest at a singular configuration the rigid model does not decide which";
+        result.warnings.push_back(timeLabel(approach.t) +
+                                  ": the motion came to rest at a singular configuration and left it on another branch; "
+                                  "the rigid model does not decide which branch a motion at rest there takes");
+      } else {
+        os << "the motion LEFT its branch (tangent turned by sin " << passage.branch_change << ")";
+        result.ok = false;
+        result.failed_check = "the motion left its branch at the singular configuration at " + timeLabel(approach.t) +
+                              singularityHint(model, xs, rank);
+        result.failure = result.failed_check;
+      }
+      if (result.events.size() < kMaxEvents) result.events.push_back(timeLabel(approach.t) + ": " + os.str());
+      result.passages.push_back(std::move(passage));
+      if (!result.ok) break;
+    }
+
+    bool restart = false;
     if (options.stabilization == Stabilization::Projection) {
       // project when the violation exceeds the tolerance
-      formulation.evaluate(model, ws, xp, u, du, false);
+      formulation.evaluate(model, ws, xp, u, du, Evaluation{});
       Scalar position = 0, velocity = 0;
       violations(model, ws, xp, position, velocity);
       const Scalar speed = ws.scaling.col.cwiseProduct(xp.v).norm() / model.characteristicLength();
@@ -232,8 +486,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
           ++result.projections_postponed;  // keep the (still small) violation and try again after the next step
         } else if (!projected.converged) {
           result.ok = false;
-          result.failure = "at t = " + std::to_string(xp.t) + " s the state could not be projected onto the constraints: " +
-                           projected.message + singularityHint(model, xp, initial_rank);
+          result.failure = "at " + timeLabel(xp.t) + " the state could not be projected onto the constraints: " +
+                           projected.message + singularityHint(model, xp, rank);
           break;
         } else {
           xp = projected.state;
@@ -250,19 +504,71 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       break;
     }
     if (!outcome.event.empty() && result.events.size() < kMaxEvents)
-      result.events.push_back("t = " + std::to_string(xp.t) + " s: " + outcome.event);
+      result.events.push_back(timeLabel(xp.t) + ": " + outcome.event);
     restart = restart || outcome.restart;
     if (restart) {
       y.resize(nq + nu + 1);
       y << xp.q, u, integrator.state()(nq + nu);
       integrator.reset(integrator.time(), y);
     }
+
+    // the next singular configuration: predicted from the ratio at the last two step ends (near
+    // one, the singular value ratio, which is smooth)
+    const Scalar ratio = watch.lastRatio();
+    steps_near = ratio < kCrossingRatio ? steps_near + 1 : 0;
+    if (steps_near > kMaxStepsNear) {
+      result.ok = false;
+      result.failure = "from " + timeLabel(t_near) + " to " + timeLabel(integrator.time()) + " the motion stays at a " +
+                       "singular configuration" + singularityHint(model, xp, rank) + " (" + std::to_string(steps_near) +
+                       " steps without leaving it): a motion that comes to rest there is not decided by the rigid model";
+      break;
+    }
+    if (steps_near == 1) t_near = integrator.time();
+    if (ratio < kPredictRatio) {
+      const Scalar sigma = watch.singularValueRatioAt(model, watch_ws, xp);
+      const Scalar sigma_previous = watch.singularValueRatioAt(model, watch_ws, x_start);
+      updateCrossingPlan(plan, x_start.t, sigma_previous, integrator.time(), sigma, integrator.nextStepSize(),
+                         motionTimeScale(model, xp));
+    } else {
+      plan.active = false;
+    }
+    if (plan.active && plan.t_star - 0.5 * plan.h >= options.t_end) plan.active = false;
+    // (a change of evaluation mode restarts the integrator: its stored derivatives, dopri5's
+    // first stage among them, belong to the other mode; for the projection formulation the tangent
+    // basis' rate differs between them)
+    if (const bool project = ratio < kProjectRatio; project != rhs_how.project) {
+      rhs_how.project = project;
+      integrator.reset(integrator.time(), integrator.state());
+    }
+    positions(integrator.time(), integrator.state(), x_start);
   }
   result.statistics = integrator.statistics();
+  result.statistics.steps += result.crossing_steps;
   positions(integrator.time(), integrator.state(), result.final_state);
   u = integrator.state().segment(nq, nu);
-  formulation.evaluate(model, ws, result.final_state, u, du, false);
+  formulation.evaluate(model, ws, result.final_state, u, du, Evaluation{false, true});
   result.energy_scale = energy_max_T + energy_dV;
+
+  // the checks that say whether the result is physically right (see the header)
+  const Scalar drift = result.energy_scale > 0 ? result.energy_drift_max / result.energy_scale : result.energy_drift_max;
+  if (result.ok && drift > energyTolerance(options)) {
+    std::ostringstream os;
+    os << "the energy balance drifted by " << drift << " of the energy scale, above the " << energyTolerance(options)
+       << " a correct run keeps at rtol " << options.ode.rtol << ": the result is not trustworthy";
+    result.failed_check = os.str();
+  }
+  const Scalar violation_limit = kPostponeFactor * tolerance;
+  if (result.ok && result.failed_check.empty() && options.stabilization == Stabilization::Projection &&
+      result.max_position_violation > violation_limit) {
+    std::ostringstream os;
+    os << "the integrated positions violated the constraints by " << result.max_position_violation
+       << " (scaled), above " << violation_limit << " (" << kPostponeFactor << " x the projection trigger)";
+    result.failed_check = os.str();
+  }
+  if (result.ok && !result.failed_check.empty()) {
+    result.ok = false;
+    result.failure = result.failed_check;
+  }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

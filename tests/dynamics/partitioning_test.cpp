@@ -66,10 +66,10 @@ TEST(Partitioning, SameAccelerationsAsLagrangeAndTheThreeReactionSchemesAgree) {
     ASSERT_EQ(partitioning.start(model, ws, x, u), "");
     State xs = x;
     xs.v.setZero();
-    ASSERT_EQ(partitioning.evaluate(model, ws, xs, u, du, true), "");
+    ASSERT_EQ(partitioning.evaluate(model, ws, xs, u, du, Evaluation{true, false}), "");
     EXPECT_LT(relative(xs.v, x.v), 1e-10);
 
-    ASSERT_EQ(LagrangeFormulation(0).solve(model, ws_l, x), "");
+    ASSERT_EQ(LagrangeFormulation().solve(model, ws_l, x), "");
     EXPECT_LT(relative(ws.a, ws_l.a), 1e-8);
     const Partition& p = partitioning.partition();
     ASSERT_EQ(EliminationFormulation(model, partitioning.eliminatedEquations()).solve(model, ws_e, x), "");
@@ -125,7 +125,7 @@ TEST_P(PartitioningSwitching, SwitchesKeepTheMotionAndTheEnergy) {
   const Scalar rtol = GetParam().rtol;
   const int rank = genericRank(model, x0);
   PartitioningFormulation switching(model, rank), fixed(model, rank, 0);
-  LagrangeFormulation lagrange(defaultRelease(rtol));
+  LagrangeFormulation lagrange;
   const Scalar t_end = GetParam().t_end;
   const Recorded a = runModel(model, switching, t_end, rtol);
   const Recorded b = runModel(model, fixed, t_end, rtol);
@@ -162,13 +162,13 @@ TEST(Partitioning, StopsAtTheFirstSingularConfiguration) {
   const State x0 = test::assembledInitialState(model);
   const int rank = genericRank(model, x0);
   PartitioningFormulation partitioning(model, rank);
-  ProjectionFormulation projection(model, rank, true, defaultRelease(1e-10));
+  ProjectionFormulation projection(model, rank, true);
   const Recorded a = runModel(model, partitioning, 1, 1e-10);
   const Recorded b = runModel(model, projection, 1, 1e-10);
   ASSERT_FALSE(a.result.ok);
   ASSERT_TRUE(b.result.ok) << b.result.failure;
-  ASSERT_FALSE(projection.singularPassages().empty());
-  const Scalar t_singular = projection.singularPassages().front().t;
+  ASSERT_FALSE(b.result.passages.empty());
+  const Scalar t_singular = b.result.passages.front().t;
   EXPECT_NE(a.result.failure.find("singular configuration"), std::string::npos) << a.result.failure;
   const Scalar t_stop = a.t.back();
   EXPECT_LE(t_stop, t_singular);

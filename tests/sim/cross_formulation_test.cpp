@@ -1,10 +1,10 @@
 // The strongest check loopdyn has: the same mechanism gives the same motion and the same unique
 // reactions whichever formulation runs it. Every bundled model that starts at a regular
 // configuration is simulated with lagrange (the reference), elimination, partitioning and
-// projection, and compared sample by sample up to the first singular configuration (where
-// elimination and partitioning stop by design; across it, projection against lagrange is
-// tests/dynamics/projection_test.cpp). The models that start AT a singular configuration are
-// checked for the formulations' clear refusals or their own start.
+// projection, and compared sample by sample: elimination and partitioning up to the first
+// singular configuration (where they stop by design, saying so), projection through every one.
+// The models that start AT a singular configuration are checked for the formulations' clear
+// refusals or their own start.
 
 #include <gtest/gtest.h>
 
@@ -97,10 +97,10 @@ TEST_P(CrossFormulation, SameMotionAndSameUniqueReactions) {
   const UniquenessReport uniqueness = analyzeReactionUniquenessNear(model, kin, x0, uniqueness_options);
 
   const Scalar t_end = GetParam().t_end;
-  LagrangeFormulation lagrange(defaultRelease(kRtol));
+  LagrangeFormulation lagrange;
   EliminationFormulation elimination(model, rank.dependent_equations, true);
   PartitioningFormulation partitioning(model, rank.generic_rank);
-  ProjectionFormulation projection(model, rank.generic_rank, true, defaultRelease(kRtol));
+  ProjectionFormulation projection(model, rank.generic_rank, true);
   const Recorded reference = record(model, lagrange, x0, t_end);
   ASSERT_TRUE(reference.result.ok) << reference.result.failure;
   struct Candidate {
@@ -112,30 +112,47 @@ TEST_P(CrossFormulation, SameMotionAndSameUniqueReactions) {
                                     {"projection", record(model, projection, x0, t_end)}};
   ASSERT_TRUE(candidates[2].run.result.ok) << candidates[2].run.result.failure;
 
-  // the window: up to the first singular configuration the projection passes (its watch finds the
-  // time to 1e-13), less two samples, where reactions grow without bound; elimination and
-  // partitioning may stop only there and only saying so
-  Scalar window = t_end;
-  if (!projection.singularPassages().empty()) window = projection.singularPassages().front().t - 2 * kSampleInterval;
+  // the windows: elimination and partitioning up to the first singular configuration less two
+  // samples (and they may stop only there, saying so); projection over the whole run. Reactions
+  // are not compared within two samples of a passage, where they grow without bound.
+  const std::vector<SingularPassage>& passages = reference.result.passages;
+  const Scalar first = passages.empty() ? t_end : passages.front().t - 2 * kSampleInterval;
+  auto nearPassage = [&](Scalar t) {
+    return std::any_of(passages.begin(), passages.end(),
+                       [&](const SingularPassage& p) { return std::abs(t - p.t) < 2 * kSampleInterval; });
+  };
   for (const Candidate& c : candidates) {
     if (c.run.result.ok) continue;
     EXPECT_NE(c.run.result.failure.find("singular configuration"), std::string::npos) << c.name << ": " << c.run.result.failure;
-    ASSERT_FALSE(projection.singularPassages().empty()) << c.name << " stopped where projection found none";
-    EXPECT_GE(c.run.t.back(), window) << c.name << " stopped before the singular configuration";
+    ASSERT_FALSE(passages.empty()) << c.name << " stopped where lagrange passed none";
+    // (its samples end where the step across the singular configuration begins)
+    EXPECT_GE(c.run.t.back(), passages.front().t - 0.1) << c.name << " stopped before the singular configuration";
+  }
+  if (model.nv() - rank.generic_rank == 1) {
+    ASSERT_EQ(candidates[2].run.result.passages.size(), passages.size()) << "projection and lagrange pass as many";
+    for (std::size_t k = 0; k < passages.size(); ++k)
+      EXPECT_NEAR(candidates[2].run.result.passages[k].t, passages[k].t, 1e-6);
   }
 
-  // reaction scales over the window, from the reference
+  // reaction scales over the run, from the reference
   const std::span<const int> components = wrenchComponents(model.dimension());
   std::vector<PairWrench> scale(model.pairs().size(), PairWrench{Vec6::Zero(), Vec6::Zero()});
   Scalar largest = 0;
-  for (std::size_t k = 0; k < reference.t.size() && reference.t[k] <= window; ++k)
-    for (std::size_t p = 0; p < scale.size(); ++p) {
+  for (std::size_t k = 0; k < reference.t.size(); ++k)
+    if (!nearPassage(reference.t[k]))
+      for (std::size_t p = 0; p < scale.size(); ++p) {
       scale[p].world = scale[p].world.cwiseMax(reference.wrench[k][p].world.cwiseAbs());
       scale[p].joint = scale[p].joint.cwiseMax(reference.wrench[k][p].joint.cwiseAbs());
       largest = std::max(largest, scale[p].world.maxCoeff());
     }
 
+  // projection through the passages where the motion has one degree of freedom; with more, its
+  // basis continued across a passage adds an error of about 1e-5 (measured 6e-5 on the spatial
+  // parallelogram 0.4 s after its passage, docs/formulations.md): compared up to the first there
+  const int dofs = model.nv() - rank.generic_rank;
   for (const Candidate& c : candidates) {
+    const bool through = c.run.result.ok && (std::string(c.name) != "projection" || dofs == 1);
+    const Scalar window = through ? t_end : std::min(first, c.run.t.back());
     Scalar motion = 0, unique_error = 0, non_unique_difference = 0;
     auto compare = [&](Scalar value, Scalar expected, Scalar size, ComponentStatus status) {
       const Scalar relative = std::abs(value - expected) / (size + 1e-6 * largest);
@@ -147,6 +164,7 @@ TEST_P(CrossFormulation, SameMotionAndSameUniqueReactions) {
       ASSERT_DOUBLE_EQ(c.run.t[k], reference.t[k]);
       ++compared;
       motion = std::max(motion, (c.run.q[k] - reference.q[k]).cwiseAbs().maxCoeff());
+      if (nearPassage(reference.t[k])) continue;
       for (std::size_t p = 0; p < scale.size(); ++p)
         for (std::size_t j = 0; j < components.size(); ++j) {
           const Eigen::Index row = components[j];
@@ -161,8 +179,8 @@ TEST_P(CrossFormulation, SameMotionAndSameUniqueReactions) {
     if (GetParam().non_unique_differ && std::string(c.name) == "elimination") {
       EXPECT_GT(non_unique_difference, 1e-3);
     }
-    std::printf("%-24s %-12s window %.2f s  |q - q_lagrange| %.2g  unique reactions %.2g  non-unique %.2g%s\n",
-                GetParam().name, c.name, window, motion, unique_error, non_unique_difference,
+    std::printf("%-24s %-12s window %.2f s, %zu passages  |q - q_lagrange| %.2g  unique reactions %.2g  non-unique %.2g%s\n",
+                GetParam().name, c.name, window, c.run.result.passages.size(), motion, unique_error, non_unique_difference,
                 c.run.result.ok ? "" : "  (stopped at the singular configuration)");
   }
 }

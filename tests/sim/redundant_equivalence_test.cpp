@@ -57,7 +57,7 @@ Motion simulateFor(const Model& model, Scalar t_end) {
   options.sample_interval = 0.05;
   options.ode.rtol = 1e-10;
   options.ode.atol = 1e-12;
-  LagrangeFormulation lagrange(defaultRelease(options.ode.rtol));
+  LagrangeFormulation lagrange;
   Motion out;
   out.result = simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
     out.t.push_back(s.x.t);

@@ -165,64 +165,57 @@ TEST(Simulation, AutomaticEliminationIsReChosenWhereItsRowsBecomeDependent) {
 }
 
 TEST(Simulation, DoubleFourBarPassesItsSingularConfigurationsConservingEnergy) {
-  // IFToMM benchmark set-up (model header): 10 s from cranks vertical, top of crank 1 at 1 m/s;
-  // with plain least-norm multipliers and with the release `loopdyn simulate` uses by default
+  // IFToMM benchmark set-up (model header): 10 s from cranks vertical, top of crank 1 at 1 m/s.
+  // Each of the 10 horizontal poses (rank 14 -> 12) is stepped across and recorded as a passage
+  // on the motion's branch.
   const Model model = test::loadModel("double_four_bar");
   const State x0 = test::assembledInitialState(model);
-  SimulationOptions options;
-  options.t_end = 10;
-  options.sample_interval = 0.01;
-  options.ode.rtol = 1e-10;
-  options.ode.atol = 1e-12;
-  for (const Scalar release : {Scalar(0), defaultRelease(options.ode.rtol)}) {
-    LagrangeFormulation lagrange(release);
-    int crossings = 0;
-    Scalar previous = 0;
-    const SimulationResult r = simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
-      // all bars horizontal when crank 1 is: sin(phi) changes sign
-      const Scalar s_phi = std::sin(s.x.q(2));
-      if (previous * s_phi < 0) ++crossings;
-      previous = s_phi;
-    });
-    ASSERT_TRUE(r.ok) << r.failure;
-    // measured: 7 sign changes in 10 s at this initial speed; each is a pass through the singular
-    // configuration, so the motion must not stop at (or bounce back from) the first ones
-    EXPECT_GE(crossings, 5) << "release " << release;
-    // measured: 4.8e-7 (release 0), 2.8e-7 (release 1e-4)
-    EXPECT_LT(r.energy_drift_max / r.energy_scale, 1e-6) << "release " << release;
+  const SimulationOptions options = test::accurateOptions(10, 1e-10, 0.01);
+  LagrangeFormulation lagrange;
+  int crossings = 0;
+  Scalar previous = 0;
+  const SimulationResult r = simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
+    // all bars horizontal when crank 1 is: sin(phi) changes sign
+    const Scalar s_phi = std::sin(s.x.q(2));
+    if (previous * s_phi < 0) ++crossings;
+    previous = s_phi;
+  });
+  ASSERT_TRUE(r.ok) << r.failure;
+  EXPECT_EQ(crossings, 10);
+  ASSERT_EQ(r.passages.size(), 10u);
+  for (const SingularPassage& p : r.passages) {
+    EXPECT_EQ(p.rank, 12) << "t = " << p.t;
+    EXPECT_EQ(p.new_motions.cols(), 2) << "t = " << p.t;
+    EXPECT_LT(p.branch_change, 0.05) << "t = " << p.t;  // measured below 0.02
   }
+  EXPECT_EQ(r.crossing_steps, 10);
+  // measured 1.3e-10 of the energy scale at rtol 1e-10 (the integration error of 1500 steps)
+  EXPECT_LT(r.energy_drift_max / r.energy_scale, 1e-8);
 }
 
-TEST(Simulation, ReleaseTakesTheModifiedDoubleFourBarThroughItsSingularConfigurations) {
+TEST(Simulation, ModifiedDoubleFourBarPassesItsSingularConfigurations) {
   // Paper 004's modified double four-bar (redundant, rank 11 -> 10 at the horizontal). Plain
-  // least-norm multipliers amplify drift by 1/s near the singular configuration: the mechanism is
-  // captured at the first horizontal pass from below (measured: t = 2.18 s, 23% of the energy lost
-  // in one step). The release (dynamics/formulation.hpp), by default 10 sqrt(rtol) = 1e-3 here,
-  // passes every crossing. If the first expectation ever fails, plain least norm has become
-  // robust here: update the docs.
+  // least-norm multipliers evaluated next to the singular configuration captured it at the first
+  // horizontal pass from below (t = 2.18 s, 23% of the energy lost in one step); stepped across,
+  // it passes every one at the CLI's default rtol.
   const Model model = test::loadModel("modified_double_four_bar");
   const State x0 = test::assembledInitialState(model);
   SimulationOptions options;
   options.t_end = 10;
   options.sample_interval = 0.01;
-  auto relativeDrift = [&](Scalar release, int& crossings) {
-    LagrangeFormulation lagrange(release);
-    crossings = 0;
-    Scalar previous = 0;
-    const SimulationResult r = simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
-      const Scalar s_phi = std::sin(s.x.q(2));  // crank 1 horizontal: all bars are
-      if (previous * s_phi < 0) ++crossings;
-      previous = s_phi;
-    });
-    EXPECT_TRUE(r.ok) << r.failure;
-    return r.energy_drift_max / r.energy_scale;
-  };
-  int plain_crossings = 0, released_crossings = 0;
-  EXPECT_GT(relativeDrift(0, plain_crossings), 0.1);
-  // measured 2.4e-8 and 6 crossings at rtol 1e-8
-  EXPECT_LT(relativeDrift(defaultRelease(options.ode.rtol), released_crossings), 1e-6);
-  EXPECT_GT(released_crossings, plain_crossings);
-  EXPECT_GE(released_crossings, 5);
+  LagrangeFormulation lagrange;
+  int crossings = 0;
+  Scalar previous = 0;
+  const SimulationResult r = simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
+    const Scalar s_phi = std::sin(s.x.q(2));  // crank 1 horizontal: all bars are
+    if (previous * s_phi < 0) ++crossings;
+    previous = s_phi;
+  });
+  ASSERT_TRUE(r.ok) << r.failure;
+  EXPECT_GE(crossings, 5);
+  EXPECT_EQ(r.passages.size(), static_cast<std::size_t>(crossings));
+  // measured 1.1e-8 at rtol 1e-8
+  EXPECT_LT(r.energy_drift_max / r.energy_scale, 1e-6);
 }
 
 }  // namespace

@@ -3,40 +3,35 @@
 ///   [M C^T; C 0] [a; lambda] = [F; Gamma]                              (paper 001, eq. (11))
 /// for a constraint matrix C that may be rank-deficient (redundant constraints).
 ///
-/// Both formulations here work in mass-normalised coordinates z = L^T a (M = L L^T, Cholesky)
-/// with the scaled multipliers lambda_s = diag(row)^-1 lambda (kinematics/scaling.hpp): with
-/// A = diag(row) C L^-T the problem is Gauss's principle, min |z - z0|^2 subject to A z = Gamma_s,
-/// z0 = L^-1 F; the constraint force is C^T lambda = L (z0 - z).
-///
-///   lagrange     z = z0 + A^T w, lambda_s = -w, w = (A A^T)^+ (Gamma_s - A z0) (a complete
-///                orthogonal decomposition of A^T): the accelerations are the unique ones, and of
-///                the infinitely many multiplier vectors the one of least (scaled) norm is
-///                returned. That choice decides every non-unique reaction.
-///                Release rho > 0 (`loopdyn simulate` default 10 sqrt(rtol), sim/simulation.hpp):
-///                w = sum_k g_k e_k e_k^T r / s_k^2 over the eigenpairs (s_k^2, e_k) of A A^T,
-///                g_k = kappa_k^4 / (kappa_k^4 + rho^4), kappa_k = |C_s^T e_k| / max_j |C_s^T e_j|
-///                the KINEMATIC size of the direction on the dimensionless C_s (scaling.hpp).
-///                Directions far from singular (kappa >> rho) are enforced as before (relative
-///                change (rho/kappa)^4); those that vanish at a singular configuration are
-///                released smoothly, and the drift they let through is removed by the
-///                projection. The free motion (null(A)) never changes. Why: least-norm
-///                multipliers amplify a constraint drift by 1/kappa near a singular
-///                configuration. Measured (10 s, dopri5, relative energy drift): with rho = 0 the
-///                modified double, triple and 2x2 four-bars (paper 004) are captured at their
-///                horizontal pose at rtol 1e-8 (23-38% of the energy lost in one step) and
-///                collapse the step size at 1e-10; with the default they pass (2e-8..1e-7 at
-///                rtol 1e-8, 3e-10..4e-9 at 1e-10). kappa, unlike s, does not depend on the
-///                masses: a first version released by s and, on the spatial four-bar whose light
-///                rods spin, released a regular direction (drift 8e-4).
+///   lagrange     Gauss's principle through the kinetic Gram matrix G = C_r M^-1 C_r^T
+///                (kinetic_gram.hpp): G lambda_s = C_r M^-1 F - Gamma_r, a = M^-1 (F - C_r^T
+///                lambda_s). The accelerations are the unique ones. Of the infinitely many
+///                multiplier vectors of a redundant model, the reported ones (Evaluation::
+///                multipliers) are those of least scaled norm, lambda_s = (C_s^T)^+ diag(col)
+///                (F - M a) by a complete orthogonal decomposition: that choice decides every
+///                non-unique reaction.
 ///   elimination  only the rows `kept` are used (paper 001, sect. 3.1): (A_K A_K^T) lambda_K =
-///                A_K z0 - Gamma_K by Cholesky; the eliminated multipliers are zero. The kept rows
-///                must be independent; they are chosen by QR with column pivoting of C^T
-///                (analysis/constraint_rank.hpp) or named by the user. Which rows are redundant
-///                can change along the motion (the spatial four-bar's joint-frame equations
-///                O4.rx, B.ry, O2.ry chosen at t = 0 leave A.ry dependent at t = 1.4 s, a regular
-///                configuration): an automatic choice is then replaced, for that evaluation, by
-///                the rows QR keeps there. At a singular configuration (rank below the number of
-///                kept rows) elimination cannot go on and says so.
+///                A_K z0 - Gamma_K by Cholesky (A = diag(row) C L^-T, M = L L^T); the eliminated
+///                multipliers are zero. The kept rows must be independent; they are chosen by QR
+///                with column pivoting of C^T (analysis/constraint_rank.hpp) or named by the user.
+///                Which rows are redundant can change along the motion (the spatial four-bar's
+///                joint-frame equations O4.rx, B.ry, O2.ry chosen at t = 0 leave A.ry dependent
+///                at t = 1.4 s, a regular configuration): an automatic choice is then replaced,
+///                for that evaluation, by the rows QR keeps there. At a singular configuration
+///                (rank below the number of kept rows) elimination cannot go on and says so.
+///
+/// Projection in the right-hand side (Evaluation::project). Near a singular configuration the
+/// accelerations computed at a configuration q are those of the level set Phi = Phi(q) through q:
+/// where two branches of Phi = 0 cross, the level sets are hyperbola-like and bend from one branch
+/// onto the other within sqrt(|Phi|) of the crossing, so a residual bends the computed motion by
+/// about |v|^2 |Phi| / d^3 at distance d (measured on the IFToMM double four-bar: at d = 1e-4 rad
+/// the three cranks' accelerations differ by 5e-3 rad/s^2 with |Phi| = 1e-15). The integrator's
+/// stages lie off the constraints by O(h^2) (1e-5 m at rtol 1e-8), so without care the motion is
+/// bent or turned onto another branch there. With `project`, the absolute formulations first move
+/// the state onto the constraints -- positions by Newton steps of least kinetic-metric length,
+/// velocities by the least change (kinetic_gram.hpp) -- and evaluate there: the right-hand side
+/// becomes f(P(y)), which has the smooth exact motion as its solution and ignores the drift. The
+/// simulation asks for it near singular configurations (sim/simulation.hpp).
 ///
 /// Baumgarte stabilisation (optional) replaces Gamma by Gamma - 2 alpha (C v + b) - beta^2 Phi.
 
@@ -53,6 +48,8 @@
 
 #include <Eigen/SVD>
 
+#include "loopdyn/dynamics/kinetic_gram.hpp"
+#include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
@@ -74,8 +71,13 @@ struct DynamicsWorkspace {
 
   // scratch
   ConstraintScaling scaling;
+  InverseMass inverse_mass;    ///< M^-1 by bodies, at ws.kin's configuration
+  KineticGram gram_all;        ///< G over all rows of C (lagrange, velocity projection)
+  KineticGram gram_holonomic;  ///< G over the holonomic rows (position projection)
+  VecX dq;                     ///< a position correction, nv
+  MatX Cs_t;                   ///< C_s^T = diag(col) C^T diag(row)
   Eigen::LLT<MatX> mass_llt;
-  MatX At;  ///< L^-1 C^T diag(row), nv x rows used
+  MatX At;  ///< L^-1 C^T diag(row), nv x rows used (elimination)
   VecX z0, z, r;
   Eigen::CompleteOrthogonalDecomposition<MatX> cod;
   Eigen::SelfAdjointEigenSolver<MatX> gram_eigen;
@@ -83,8 +85,6 @@ struct DynamicsWorkspace {
   MatX gram;
   MatX At_K;   ///< the kept columns of At (elimination)
   VecX rhs_K;
-  MatX Cs_t;    ///< C_s^T = diag(col) C^T diag(row)
-  VecX kappa;  ///< kinematic size of each Gram eigendirection
   VecX w;
 
   // minimal-coordinate formulations (partitioning.hpp, projection.hpp)
@@ -92,15 +92,20 @@ struct DynamicsWorkspace {
   KinematicsWorkspace kin_shifted;  ///< constraints at q (+) e v, for the rate of A
   State x_shifted;
   MatX TS, AdotT, X, Mt;
+  MatX T_projected;  ///< projection: T moved onto the tangent space of the projected positions
   Eigen::LLT<MatX> mt_llt;
-  Eigen::JacobiSVD<MatX> r11_svd;
-  bool r11_released = false;
   VecX p1, p2, vt, at, rhs_u;
   MatX Dt;  ///< D^T = [I; A] (partitioning), nv x k
   MatX cd;  ///< C_KD scaled, r x r
   MatX ci;  ///< diag(row_K) C_KI, r x k
   Eigen::PartialPivLU<MatX> cd_lu;
   VecX eta, xi;
+};
+
+/// What an evaluation of the equations of motion should do besides the accelerations.
+struct Evaluation {
+  bool multipliers = false;  ///< also the multipliers ws.lambda (the least-norm choice where not unique)
+  bool project = false;      ///< first move the state onto the constraints (see the header)
 };
 
 struct Baumgarte {
@@ -131,10 +136,11 @@ class Formulation {
   virtual std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u);
   /// What start chose that the log should show ("" if nothing), e.g. the branch at a singular start.
   virtual std::string startEvent() const { return {}; }
-  /// From positions x.q at x.t and u: fills x.v, ws.a and du/dt, and ws.lambda when `multipliers`
-  /// (a minimal formulation skips them inside the integration, where only their power is needed).
+  /// From positions x.q at x.t and u: fills x.v, ws.a and du/dt, and ws.lambda when
+  /// how.multipliers (inside the integration only their power is needed). With how.project the
+  /// state is first moved onto the constraints and x holds the projected positions and velocities.
   virtual std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
-                               Eigen::Ref<VecX> du, bool multipliers) const;
+                               Eigen::Ref<VecX> du, const Evaluation& how) const;
   /// Power of the constraint forces at the last evaluation: lambda^T b = (M a - F)^T v (the work
   /// drivers do; C^T lambda = F - M a and C v = -b).
   virtual Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const;
@@ -152,6 +158,7 @@ class Formulation {
   struct Step {
     Scalar t0 = 0;
     bool projected = false;
+    bool on_constraints = false;  ///< the step evaluated with Evaluation::project
     Scalar tolerance = 0;  ///< the simulation's projection trigger (scaled violation)
     std::function<void(Scalar t, State& x, VecX& u)> at;
   };
@@ -162,6 +169,10 @@ class Formulation {
   };
   virtual StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
                                 Eigen::Ref<VecX> u);
+  /// Whether the formulation can go through a singular configuration (sim/simulation.hpp steps
+  /// across it). Elimination and partitioning cannot: their kept equations or independent
+  /// coordinates turn dependent there, and what they compute past it need not be the motion.
+  virtual bool passesSingularConfigurations() const { return true; }
   /// The generalized velocities inside u (empty for absolute formulations): an output column group.
   virtual int generalizedVelocityCount(const Model&) const { return 0; }
   virtual Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const { return u.head(0); }
@@ -172,15 +183,27 @@ class Formulation {
 
 class LagrangeFormulation final : public Formulation {
  public:
-  /// release: rho of the kinematic release filter (see the header); 0 (default): the plain least-norm
-  /// solution by a complete orthogonal decomposition.
-  explicit LagrangeFormulation(Scalar release = 0) : release_(release) {}
   std::string_view name() const override { return "lagrange"; }
+  /// At x as given (no projection), with the least-norm multipliers.
   std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
-
- private:
-  Scalar release_;
+  std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                       Eigen::Ref<VecX> du, const Evaluation& how) const override;
 };
+
+/// Moves x onto the constraints: positions onto Phi = 0 by Newton steps of least kinetic-metric
+/// length (paper 004, eqs. (12)-(13), in the metric M) until the scaled residual ||Phi_s|| / L stops
+/// falling or is below `tolerance`, then velocities onto C v + b = 0 by the least change in that
+/// metric. Leaves ws.kin evaluated at the result, ws.inverse_mass and ws.gram_all factorised there.
+/// Returns "" or why not (Newton did not reach 1e-6: x is too far from the constraints).
+std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance = 1e-14);
+
+/// Positions only (the first half of projectState); ws.kin is left evaluated at the result.
+std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance = 1e-14);
+
+/// The least-norm scaled multipliers for the constraint force C^T lambda = f (size nv):
+/// lambda = diag(row) (C_s^T)^+ diag(col) f, the rank of C_s^T decided with kRankThreshold. Uses
+/// ws.kin.C as evaluated.
+void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws, const VecX& constraint_force);
 
 class EliminationFormulation final : public Formulation {
  public:
@@ -191,6 +214,7 @@ class EliminationFormulation final : public Formulation {
   std::string_view name() const override { return "elimination"; }
   std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
   std::vector<int> eliminatedEquations() const override { return eliminated_; }
+  bool passesSingularConfigurations() const override { return false; }
 
  private:
   std::vector<int> eliminated_, kept_;

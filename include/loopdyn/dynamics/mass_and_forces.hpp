@@ -15,6 +15,20 @@ namespace loopdyn {
 /// Fills M (nv x nv, block diagonal) from the bodies' orientations in `motion` (per body).
 void massMatrix(const Model& model, const std::vector<BodyMotion>& motion, MatX& M);
 
+/// M^-1 of the block-diagonal mass matrix, kept per body: 1/m and the inverse rotational inertia
+/// in world axes, I_W^-1 = R J^-1 R^T (2D: 1/J). Applying it costs O(nv), not a factorisation.
+class InverseMass {
+ public:
+  /// Updates the rotational blocks to the orientations in `motion` (per body).
+  void update(const Model& model, const std::vector<BodyMotion>& motion);
+  /// X <- M^-1 X for X with nv rows (any number of columns).
+  void apply(const Model& model, MatX& X) const;
+  void apply(const Model& model, VecX& x) const;
+
+ private:
+  std::vector<Mat3> rotational_;  ///< I_W^-1 per body (2D: (2, 2) only)
+};
+
 /// Generalized applied forces at time t: F (all of them, with gravity and the gyroscopic terms)
 /// and F_nc, the part that is not conservative (body loads, joint efforts, damping), whose power
 /// F_nc . v enters the energy balance. Sizes nv; `motion` as evaluated at the state.

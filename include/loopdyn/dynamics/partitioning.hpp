@@ -110,9 +110,10 @@ class PartitioningFormulation final : public Formulation {
   int velocityStateSize(const Model&) const override { return k_; }
   bool carriesVelocities() const override { return false; }
   bool velocitiesFollowPositions() const override { return true; }
+  bool passesSingularConfigurations() const override { return false; }
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
-                       Eigen::Ref<VecX> du, bool multipliers) const override;
+                       Eigen::Ref<VecX> du, const Evaluation& how) const override;
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
                         Eigen::Ref<VecX> u) override;

@@ -27,46 +27,27 @@
 /// closest orthonormal tangent basis (App. A, tangent_space.hpp), u by T^T v~, and the integrator
 /// restarts. With continuation off, T is the plain Q2 of a fresh QR after every accepted step.
 ///
-/// Singular configurations (sect. 2.5): where |R_rr| / |R_11| dips inside a step, the step is
-/// searched for the closest approach; where the ratio falls below kSingularRatio there, the
-/// passage is recorded with the rank, the new admissible motions (null C_s there, orthogonal to
-/// the continued T) and the continued T, the admissible motion that carries the motion through.
-///
-/// Release. Next to a singular configuration the smallest singular value s of R11 (of A_K)
-/// vanishes and the solves with R11^T amplify every constraint drift by 1/s: in p'' (the
-/// accelerations) and in Omega_21 (the turning of T). As in the lagrange formulation
-/// (formulation.hpp), a direction of singular value s is weighted by s^4 / (s^4 + rho^4)
-/// (s relative to the largest), rho = the simulation's release (default 10 sqrt(rtol)): the
-/// motion in the tracked T is untouched, the constraint force and the turning of T along the
-/// vanishing direction are released over a window of relative size rho, and the projection
-/// after the step removes the drift this lets through.
+/// Singular configurations (sect. 2.5) are watched and stepped over by the simulation
+/// (sim/simulation.hpp), which records each passage with the rank, the new admissible motions and
+/// the continued T. With Evaluation::project (near them) the positions are first moved onto
+/// Phi = 0 (Newton steps of least kinetic-metric length, formulation.hpp) and T onto the tangent
+/// space there (App. A): the right-hand side is then that of the exact motion, whatever the drift.
 ///
 /// Multipliers (for reactions) are the least-norm solution of C^T lambda = F - M a in the scaled
-/// multipliers, the same as the lagrange formulation with release 0: unique reactions agree with
+/// multipliers, the same as the lagrange formulation reports: unique reactions agree with
 /// every formulation, and non-unique ones follow the least-norm choice.
 
 #include <vector>
 
 #include "loopdyn/dynamics/formulation.hpp"
-#include "loopdyn/dynamics/singular_watch.hpp"
 
 namespace loopdyn {
-
-struct SingularPassage {
-  Scalar t = 0;
-  Scalar ratio = 0;      ///< |R_rr| / |R_11| at the closest approach
-  int rank_regular = 0;  ///< the generic rank r
-  int rank = 0;          ///< the rank at the singular configuration
-  MatX continuing;       ///< nv x f: the tracked admissible motions, continued through (velocity units)
-  MatX new_motions;      ///< nv x (r - rank): admissible only at the singular configuration
-};
 
 class ProjectionFormulation final : public Formulation {
  public:
   /// rank: the generic rank of C on the motion (analyzeConstraints). continuation false: the plain
   /// QR basis after every step (paper 004's "traditional" factorisation, for comparison).
-  /// release: rho of the release near singular configurations (see the header; 0: none).
-  ProjectionFormulation(const Model& model, int rank, bool continuation = true, Scalar release = 0);
+  ProjectionFormulation(const Model& model, int rank, bool continuation = true);
   std::string_view name() const override { return "projection"; }
   /// At a consistent state x, with T the plain Q2 there.
   std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
@@ -75,7 +56,7 @@ class ProjectionFormulation final : public Formulation {
   bool carriesVelocities() const override { return false; }
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
-                       Eigen::Ref<VecX> du, bool multipliers) const override;
+                       Eigen::Ref<VecX> du, const Evaluation& how) const override;
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
                         Eigen::Ref<VecX> u) override;
@@ -83,21 +64,13 @@ class ProjectionFormulation final : public Formulation {
   Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const override { return u.tail(f_); }
 
   int degreesOfFreedom() const { return f_; }
-  const std::vector<SingularPassage>& singularPassages() const { return passages_; }
   std::string startEvent() const override { return start_event_; }
   long basisResets() const { return resets_; }  ///< times T was re-orthogonalised or refactorised
 
  private:
-  /// p <- R11^-T p (columns), or its released form next to a singular configuration.
-  void solveTransposed(DynamicsWorkspace& ws, Eigen::Ref<MatX> p) const;
-  void recordPassage(const Model& model, DynamicsWorkspace& ws, const Step& step, Scalar t);
-
   int n_, r_, f_;
   std::string start_event_;
   bool continuation_;
-  Scalar release_;
-  std::vector<SingularPassage> passages_;
-  SingularWatch watch_;
   long resets_ = 0;
 };
 

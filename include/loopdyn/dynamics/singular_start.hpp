@@ -15,7 +15,8 @@
 ///       the branch; its tangent basis P (rank r there) is moved into null C_s at the start
 ///       (the closest orthonormal basis, App. A, tangent_space.hpp);
 ///   T = [d, the f - 1 principal directions of P orthogonal to d]: the motion's own direction
-///       exactly, the rest of the branch's tangent to O(eps).
+///       exactly, the rest of the branch's tangent to O(eps); T = P when d lies between branches
+///       (misfit above kBranchMisfit): the motion then takes the nearest branch, the probe's.
 ///
 /// misfit = |d - P P^T d|: how far d lies from the branch the probe found. The symmetric bundled
 /// mechanisms fall from rest along a branch (misfit ~ eps); a large misfit means that the rigid

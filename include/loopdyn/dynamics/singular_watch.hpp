@@ -17,7 +17,39 @@ namespace loopdyn {
 /// the rank there is counted with the same threshold.
 inline constexpr Scalar kSingularRatio = 1e-3;
 /// The smallest ratio at the ends of a step below this triggers the search inside it.
-inline constexpr Scalar kNearSingular = 0.1;
+inline constexpr Scalar kNearSingular = 0.2;
+
+/// A singular configuration the motion passed (paper 004, sect. 2.5).
+struct SingularPassage {
+  Scalar t = 0;
+  Scalar ratio = 0;      ///< |R_rr| / |R_11| at the closest approach
+  int rank_regular = 0;  ///< the generic rank r
+  int rank = 0;          ///< the rank at the singular configuration
+  MatX continuing;       ///< nv x f: the motion's admissible motions, continued through (velocity units)
+  MatX new_motions;      ///< nv x (r - rank): admissible only at the singular configuration
+  /// sin of the largest principal angle between the tangent spaces of the motion before and after
+  /// the passage, each moved into the admissible motions at the singular configuration (App. A):
+  /// near 0 when the motion stays on its branch, near 1 when it turned onto another one.
+  Scalar branch_change = 0;
+  /// The motion is (nearly) at rest there: where branches meet, the rigid model then does not
+  /// decide which one it leaves on, and a branch change is not an error.
+  bool at_rest = false;
+};
+
+/// A change of branch shows as a principal angle of this size or more between the tangent spaces
+/// before and after a passage (sin; the tangent of a branch turns by O(h kappa) over the window,
+/// measured below 0.02 on the bundled mechanisms, while other branches meet at large angles).
+inline constexpr Scalar kBranchChange = 0.3;
+
+/// Describes the passage at x_s (the closest approach) of a motion whose tangent bases before and
+/// after, in scaled coordinates (n x f, orthonormal, tangent_space.hpp), are T_before and T_after.
+/// Evaluates ws.kin and ws.tangent at x_s.
+SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const State& x_s, int rank,
+                                const MatX& T_before, const MatX& T_after);
+
+/// The orthonormal tangent basis (scaled coordinates, n x (n - rank)) at the positions of x: the
+/// last columns of Q in the pivoted QR of C_s^T. Evaluates ws.kin and ws.tangent there.
+MatX tangentBasisAt(const Model& model, DynamicsWorkspace& ws, const State& x, int rank);
 
 class SingularWatch {
  public:
@@ -35,6 +67,11 @@ class SingularWatch {
   };
   /// After an accepted step ending at x. Leaves ws.kin and ws.tangent factorised at x.
   Approach afterStep(const Model& model, DynamicsWorkspace& ws, const Formulation::Step& step, const State& x);
+  /// |R_rr| / |R_11| at the end of the last step (or at the start).
+  Scalar lastRatio() const { return last_ratio_; }
+  /// sigma_r / sigma_1 of C_s at the positions of x (from the eigenvalues of C_s C_s^T): smooth
+  /// where |R_rr| / |R_11| jumps with the pivot order, for predicting where it vanishes.
+  Scalar singularValueRatioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const;
 
  private:
   int r_;

@@ -1,7 +1,8 @@
 #pragma once
 /// A CSV table written so that a reader never sees half of it: rows go to a temporary file beside
 /// the target, which replaces the target only on commit(). A CsvFile destroyed without commit()
-/// (an error, a failed simulation) removes its temporary file and leaves the target untouched.
+/// (an error) removes its temporary file and leaves the target untouched. A run that failed keeps
+/// what it wrote under a name that says so (commitFailed: out.csv -> out.failed.csv).
 ///
 /// Numbers are written in the shortest form that reads back to the same double.
 
@@ -29,6 +30,8 @@ class CsvFile {
   void writeRow(const std::vector<double>& row);
   /// Flushes, closes and renames onto the target path. Throws OutputError on failure.
   void commit();
+  /// The same onto failedPath(path()), for the rows of a run that failed; returns that path.
+  std::string commitFailed();
 
   const std::string& path() const { return path_; }
 
@@ -38,6 +41,9 @@ class CsvFile {
   std::string line_;
   bool committed_ = false;
 };
+
+/// "out.failed.csv" for "out.csv" ("out.failed" for "out"): where a failed run's rows are kept.
+std::string failedPath(const std::string& path);
 
 /// Writes `text` to `path` atomically (temporary file + rename). Throws OutputError on failure.
 void writeFileAtomically(const std::string& path, const std::string& text);

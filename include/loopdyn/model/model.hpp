@@ -29,7 +29,8 @@ struct MarkerFrame {
 struct Body {
   std::string name;
   Scalar mass = 0;
-  Mat3 inertia = Mat3::Zero();
+  Mat3 inertia = Mat3::Zero();          ///< about the centre of mass, body frame (2D: (2, 2) only)
+  Mat3 inertia_inverse = Mat3::Zero();  ///< its inverse (2D: 1 / I_zz at (2, 2))
   std::vector<std::string> marker_names;
   std::vector<MarkerFrame> markers;
   SourceLocation where;

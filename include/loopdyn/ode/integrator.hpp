@@ -9,7 +9,9 @@
 ///           error control: for benchmarks and step-size studies
 ///
 /// Error control is SUNDIALS': the weighted RMS norm of the local error estimate with weights
-/// 1 / (rtol |y_i| + atol) must not exceed 1.
+/// 1 / (rtol min(|y_i|, cap_i) + atol) must not exceed 1. The caps (Options::magnitude_cap) are for
+/// components whose size means nothing beyond a period: an unwrapped angle of 30 rad is no larger
+/// than one of 30 - 8 pi, and a relative tolerance on it would let its error grow with the turns.
 
 #include <functional>
 #include <memory>
@@ -35,6 +37,8 @@ struct Options {
   Scalar min_step = 0;
   /// Accepted steps before a simulation gives up (enforced by the caller's loop).
   long max_steps = 1'000'000;
+  /// Per component, the largest magnitude the relative tolerance applies to (empty: none).
+  VecX magnitude_cap;
 };
 
 struct Statistics {
@@ -72,6 +76,10 @@ class Integrator {
   void reset(Scalar t, const VecX& y);
   Statistics statistics() const;
   Method method() const { return method_; }
+  /// The step size the integrator will try next.
+  Scalar nextStepSize() const;
+  /// SUNDIALS' error weights for y (see the header); called through the C interface.
+  void errorWeights(const Scalar* y, Scalar* weights) const;
 
  private:
   struct Sundials;
@@ -80,6 +88,8 @@ class Integrator {
   Scalar t_ = 0;
   VecX y_;
   Statistics carried_;  ///< adams: counts from before the last reset
+  Scalar rtol_ = 0, atol_ = 0;
+  VecX cap_;
   std::unique_ptr<Sundials> s_;
 };
 

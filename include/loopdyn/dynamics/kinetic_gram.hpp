@@ -1,0 +1,61 @@
+#pragma once
+/// The constraint rows seen through the kinetic metric: G = C_r M^-1 C_r^T with C_r = diag(row) C
+/// (kinematics/scaling.hpp), over the first k rows of C (k = m: the holonomic rows; k = m + h: all),
+/// factorised as P^T L D L^T P by Cholesky with diagonal pivoting (Eigen's LDLT).
+///
+/// Every absolute formulation solves with it:
+///   accelerations (Gauss's principle, paper 001 eqs. (10)-(11)): G lambda_s = C_r M^-1 F - Gamma_r,
+///                 a = M^-1 (F - C_r^T lambda_s), lambda = diag(row) lambda_s;
+///   velocities    (least change in the kinetic metric onto C v + b = 0):
+///                 v <- v - M^-1 C_r^T mu, G mu = C_r v + b_r;
+///   positions     (a Newton step of least kinetic-metric length onto Phi = 0):
+///                 dq = -M^-1 C_r^T nu, G nu = Phi_r (holonomic rows).
+///
+/// Redundant constraints make G singular. Diagonal pivoting takes the largest remaining diagonal
+/// first, so the dependent rows come last with pivots at rounding level; pivots below
+/// kGramPivotThreshold times the largest are taken as zero and their components of the solution
+/// set to zero. That picks one of the many solutions lambda_s, but not a different motion: for two
+/// solutions of G w = r (r in range G), (w1 - w2)^T G (w1 - w2) = |M^-1/2 C_r^T (w1 - w2)|^2 = 0,
+/// so C_r^T w, the accelerations and the velocity and position corrections are the same. The
+/// least-norm multipliers reported as reactions are computed separately (formulation.hpp).
+
+#include <Eigen/Cholesky>
+
+#include "loopdyn/common/types.hpp"
+#include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/kinematics/constraint_evaluation.hpp"
+#include "loopdyn/kinematics/scaling.hpp"
+#include "loopdyn/model/model.hpp"
+
+namespace loopdyn {
+
+/// Pivots of G at or below this fraction of the largest count as zero: squared singular values,
+/// so dependence below 1e-5 of the largest singular value of M^-1/2 C_r^T. Structurally redundant
+/// rows give pivots near 1e-16; the simulation does not evaluate closer to a singular
+/// configuration than 1e-2 (sim/simulation.hpp), where pivots are near 1e-4.
+inline constexpr Scalar kGramPivotThreshold = 1e-10;
+
+class KineticGram {
+ public:
+  /// Forms and factorises G over the first `rows` rows of kin.C (kin and inverse_mass evaluated at
+  /// the same configuration).
+  void compute(const Model& model, const KinematicsWorkspace& kin, const ConstraintScaling& scaling,
+               const InverseMass& inverse_mass, int rows);
+  /// r <- w with G w = r, zero along zero pivots (see the header).
+  void solveInPlace(Eigen::Ref<VecX> r) const;
+  /// M^-1 C_r^T (nv x rows) of the last compute.
+  const MatX& inverseMassTimesCt() const { return MinvCt_; }
+  /// C_r (rows x nv) of the last compute.
+  const MatX& scaledRows() const { return Cr_; }
+  int rows() const { return static_cast<int>(G_.rows()); }
+  /// sqrt(D_k / D_max) for the k-th pivot in pivoting order (0-based): roughly the k-th singular
+  /// value of M^-1/2 C_r^T over the largest; 1 when k >= rows.
+  Scalar pivotRatio(int k) const;
+
+ private:
+  MatX Cr_, MinvCt_, G_;
+  Eigen::LDLT<MatX> ldlt_;
+  Scalar zero_pivot_ = 0;
+};
+
+}  // namespace loopdyn

@@ -1,0 +1,74 @@
+#include "loopdyn/dynamics/formulation_choice.hpp"
+
+#include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/dynamics/partitioning.hpp"
+#include "loopdyn/dynamics/projection.hpp"
+
+namespace loopdyn {
+
+BuiltFormulation buildFormulation(const Model& model, const State& x0, const FormulationChoice& choice) {
+  BuiltFormulation out;
+  KinematicsWorkspace kin(model);
+  // Only generically redundant equations may go: at a singular configuration QR would also mark
+  // equations that are dependent at this instant only, and removing them changes the motion.
+  const RankReport rank = analyzeConstraints(model, kin, x0, RankOptions{});
+  out.generic_rank = rank.generic_rank;
+  const std::string& method = choice.eliminate.empty() ? choice.method : "elimination";
+  if (method == "lagrange") {
+    out.formulation = std::make_unique<LagrangeFormulation>();
+    return out;
+  }
+  if (method == "projection") {
+    out.formulation = std::make_unique<ProjectionFormulation>(model, rank.generic_rank, choice.continuation);
+    return out;
+  }
+  if (method == "partitioning") {
+    out.formulation = std::make_unique<PartitioningFormulation>(model, rank.generic_rank, choice.switching ? kSwitchRatio : 0);
+    return out;
+  }
+  if (method != "elimination") {
+    out.problem = "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection)";
+    return out;
+  }
+  if (rank.singular) {
+    out.problem = "the initial configuration is singular (rank " + std::to_string(rank.rank) + ", generic rank " +
+                  std::to_string(rank.generic_rank) +
+                  "): elimination would remove equations that are dependent only here; start from a regular "
+                  "configuration or use --method lagrange";
+    return out;
+  }
+  std::vector<int> rows;
+  if (choice.eliminate.empty()) {
+    rows = rank.dependent_equations;
+  } else {
+    try {
+      rows = equationRows(model, choice.eliminate);
+    } catch (const InvalidArgument& e) {
+      out.problem = std::string("--eliminate: ") + e.what();
+      return out;
+    }
+    // the eliminated equations must be redundant: removing them may not change the motion
+    const int kept = static_cast<int>(model.nc() - static_cast<int>(rows.size()));
+    if (kept != rank.rank) {
+      out.problem = std::string("--eliminate ") + (kept > rank.rank ? "removes too few" : "removes too many") +
+                    " equations: the constraint matrix has rank " + std::to_string(rank.rank) + " of " +
+                    std::to_string(model.nc()) + " rows, so exactly " + std::to_string(model.nc() - rank.rank) +
+                    " redundant equations must go, not " + std::to_string(rows.size());
+      return out;
+    }
+  }
+  out.eliminated = equationNames(model, rows);
+  auto formulation = std::make_unique<EliminationFormulation>(model, rows, choice.eliminate.empty());
+  DynamicsWorkspace ws(model);
+  if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
+    std::string names;
+    for (const std::string& name : out.eliminated) names += (names.empty() ? "" : ", ") + name;
+    out.problem = "eliminating " + (names.empty() ? std::string("nothing") : names) +
+                  " does not work at the initial state: " + problem;
+    return out;
+  }
+  out.formulation = std::move(formulation);
+  return out;
+}
+
+}  // namespace loopdyn
