@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/io/json_writer.hpp"
 
 namespace loopdyn::cli {
@@ -99,7 +100,8 @@ std::string simulationText(const SimulationRun& run) {
     os << "  output          " << run.out_path << ": " << r.samples << " rows x " << run.columns << " columns, "
        << run.non_unique_columns << " marked * (non-unique)\n";
   } else {
-    os << "  FAILED          " << r.failure << "\n  output          none written\n";
+    os << "  FAILED          " << r.failure << "\n  output          " << io::failedPath(run.out_path) << " (the "
+       << r.samples << " samples up to the failure; nothing under " << run.out_path << ")\n";
   }
   for (const std::string& e : r.events) os << "  event           " << e << '\n';
   for (const std::string& w : run.warnings) os << "warning: " << w << '\n';

@@ -23,12 +23,16 @@ ProjectiveCriterion projectiveCriterion(const MatX& M, const MatX& C, const Cons
   // tangent basis T (n x k): null C = diag(col) null C_s, from the QR of C_s^T (rank decided on
   // the dimensionless matrix, as everywhere in loopdyn)
   const MatX Cs_t = scaling.col.asDiagonal() * C.transpose() * scaling.row.asDiagonal();
-  Eigen::ColPivHouseholderQR<MatX> qr(Cs_t);
-  qr.setThreshold(kRankThreshold);
+  const bool constrained = Cs_t.cols() > 0;  // (no rows: every coordinate is independent)
+  Eigen::ColPivHouseholderQR<MatX> qr;
+  if (constrained) {
+    qr.setThreshold(kRankThreshold);
+    qr.compute(Cs_t);
+  }
   ProjectiveCriterion out;
-  out.rank = rank >= 0 ? rank : static_cast<int>(qr.rank());
+  out.rank = rank >= 0 ? rank : (constrained ? static_cast<int>(qr.rank()) : 0);
   const int k = n - out.rank;
-  const MatX Q = qr.householderQ();
+  const MatX Q = constrained ? MatX(qr.householderQ()) : MatX::Identity(n, n);
   const MatX T = scaling.col.asDiagonal() * Q.rightCols(k);
 
   const Eigen::LLT<MatX> mass(M);
@@ -41,8 +45,8 @@ ProjectiveCriterion projectiveCriterion(const MatX& M, const MatX& C, const Cons
   // eq. (23b): |k_i^(c)|^2 = g_i^T Y (Y^T Y)^+ Y^T g_i = |U^T g_i|^2, Y = L^-1 C^T, U an orthonormal
   // basis of range Y
   const MatX Y = mass.matrixL().solve(C.transpose());
-  Eigen::ColPivHouseholderQR<MatX> range(Y);
-  const MatX U = MatX(range.householderQ()).leftCols(out.rank);
+  MatX U(n, 0);
+  if (constrained) U = MatX(Eigen::ColPivHouseholderQR<MatX>(Y).householderQ()).leftCols(out.rank);
   const MatX projected = U.transpose() * L_inv;
   for (int i = 0; i < n; ++i) {
     out.cos2_alpha.push_back(W0.col(i).squaredNorm() / minv_diag(i));

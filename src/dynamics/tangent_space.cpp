@@ -9,9 +9,17 @@ namespace loopdyn {
 
 void TangentFactorization::compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank) {
   At.noalias() = scaling.col.asDiagonal() * kin.C.transpose() * scaling.row.asDiagonal();
-  qr.compute(At);
   const auto n = At.rows();
   r = rank;
+  if (At.cols() == 0) {
+    // no constraint rows (free bodies, bodies on springs): every motion is admissible
+    Q1.resize(n, 0);
+    R11.resize(0, 0);
+    K.clear();
+    r = 0;
+    return;
+  }
+  qr.compute(At);
   Q1.setIdentity(n, r);
   Q1.applyOnTheLeft(qr.householderQ());
   R11 = qr.matrixR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
@@ -19,18 +27,23 @@ void TangentFactorization::compute(const KinematicsWorkspace& kin, const Constra
 }
 
 Scalar TangentFactorization::diagonalRatio(int j) const {
+  if (At.cols() == 0) return 1;
   const Scalar first = std::abs(qr.matrixR()(0, 0));
   return first > 0 ? std::abs(qr.matrixR()(j, j)) / first : 0;
 }
 
 int TangentFactorization::rankAt(Scalar threshold) const {
+  if (At.cols() == 0) return 0;
   const int size = static_cast<int>(std::min(qr.matrixR().rows(), qr.matrixR().cols()));
   int rank = 0;
   while (rank < size && diagonalRatio(rank) >= threshold) ++rank;
   return rank;
 }
 
-MatX TangentFactorization::fullQ() const { return qr.householderQ(); }
+MatX TangentFactorization::fullQ() const {
+  if (At.cols() == 0) return MatX::Identity(At.rows(), At.rows());
+  return qr.householderQ();
+}
 
 bool reorthogonalize(const MatX& Q1, Eigen::Ref<MatX> T) {
   MatX X = T - Q1 * (Q1.transpose() * T);  // P T0

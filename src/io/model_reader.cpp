@@ -532,7 +532,7 @@ void readList(Reader& r, const YAML::Node& root, const char* key, std::vector<It
 
 ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_name) {
   ModelSpec spec;
-  spec.where = {file_name, 0, 0};
+  spec.where = {file_name, 1, 1};  // problems of the whole file point at its start
   if (!r.checkMap(root, {"name", "description", "dimension", "gravity", "characteristic_length", "ground", "bodies",
                          "joints", "drivers", "forces", "groups"},
                   "the model")) {
@@ -546,7 +546,10 @@ ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_n
     r.error(dim, "dimension must be 2 (planar) or 3 (spatial), got ", spec.dimension);
     return spec;
   }
-  if (has(root, "gravity")) r.vector(root["gravity"], spec.dimension, spec.gravity, "gravity");
+  if (has(root, "gravity")) {
+    spec.gravity_where = r.where(root["gravity"]);
+    r.vector(root["gravity"], spec.dimension, spec.gravity, "gravity");
+  }
   if (has(root, "characteristic_length")) {
     const YAML::Node node = root["characteristic_length"];
     if (r.scalar(node, spec.characteristic_length, "characteristic_length") && !(spec.characteristic_length > 0))

@@ -1,5 +1,7 @@
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -77,6 +79,43 @@ void checkBodies(const ModelSpec& spec, Checker& check, BodyTable& table) {
       check.error(marker.where, "ground has two markers named '", marker.name, "'");
 }
 
+/// Largest magnitude for products of the model's numbers (an energy m g L, a spring's k L^2): far
+/// beyond any mechanism, and below the range where squares of them overflow a double.
+constexpr Scalar kLargestScale = 1e150;
+/// A mass, or a radius of gyration relative to the body's size, below this fraction of the
+/// model's is numerical nonsense (the equations of motion would divide by it).
+constexpr Scalar kSmallestFraction = 1e-12;
+
+/// Masses and inertias out of all proportion to the model's, and gravity or stiffness whose
+/// energies overflow: each a plain model error (nothing downstream can make sense of them).
+void checkPhysicalScales(const ModelSpec& spec, Checker& check) {
+  Scalar largest_mass = 0, size = 0;
+  for (const BodySpec& body : spec.bodies) {
+    if (std::isfinite(body.mass)) largest_mass = std::max(largest_mass, body.mass);
+    for (const MarkerSpec& m : body.markers) size = std::max(size, m.position.norm());
+  }
+  if (!(size > 0)) size = spec.characteristic_length > 0 ? spec.characteristic_length : 1;
+  for (const BodySpec& body : spec.bodies) {
+    if (!(body.mass > 0) || !std::isfinite(body.mass)) continue;  // reported by checkBodies
+    if (body.mass < kSmallestFraction * largest_mass)
+      check.error(body.where, "body '", body.name, "': mass ", body.mass, " is below ", kSmallestFraction,
+                  " of the model's largest (", largest_mass, ")");
+    // the smallest principal moment against m (1e-6 size)^2: a radius of gyration below 1e-6 size
+    const Scalar smallest = spec.dimension == 2 ? body.inertia(2, 2)
+                                                : Eigen::SelfAdjointEigenSolver<Mat3>(body.inertia).eigenvalues()(0);
+    if (smallest > 0 && smallest < kSmallestFraction * body.mass * size * size)
+      check.error(body.where, "body '", body.name, "': inertia ", smallest, " is below ", kSmallestFraction,
+                  " of its mass times the model's size squared (", body.mass * size * size, ")");
+    const Scalar g = spec.gravity.cwiseAbs().maxCoeff();  // (its norm may overflow)
+    if (body.mass * g * size > kLargestScale)
+      check.error(spec.gravity_where.known() ? spec.gravity_where : spec.where, "gravity ", g, " m/s^2 on body '",
+                  body.name, "' gives energies beyond ", kLargestScale, " J");
+  }
+  for (const ForceSpec& f : spec.forces)
+    if (f.type == ForceType::SpringDamper && (f.stiffness * size * size > kLargestScale || f.damping * size > kLargestScale))
+      check.error(f.where, "spring-damper '", f.name, "': stiffness or damping gives forces beyond ", kLargestScale);
+}
+
 /// Resolves "body.marker"; reports unknown names with a spelling hint.
 std::optional<MarkerFrame> resolve(const ModelSpec& spec, const BodyTable& table, const MarkerRef& ref,
                                    Checker& check) {
@@ -137,6 +176,7 @@ Model compile(const ModelSpec& spec) {
 
   BodyTable table;
   checkBodies(spec, check, table);
+  checkPhysicalScales(spec, check);
 
   // pair names (joints, drivers, forces) share one namespace so that every row name is unique
   std::set<std::string> pair_names;

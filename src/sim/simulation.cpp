@@ -547,7 +547,11 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   positions(integrator.time(), integrator.state(), result.final_state);
   u = integrator.state().segment(nq, nu);
   formulation.evaluate(model, ws, result.final_state, u, du, Evaluation{false, true});
-  result.energy_scale = energy_max_T + energy_dV;
+  // (at least the work gravity does over the characteristic length: a mechanism held at rest has no
+  // other energy scale, and its rounding-level drift is not a relative error of 1)
+  Scalar gravity_scale = 0;
+  for (const Body& body : model.bodies()) gravity_scale += body.mass * model.gravity().norm() * model.characteristicLength();
+  result.energy_scale = std::max(energy_max_T + energy_dV, gravity_scale);
 
   // the checks that say whether the result is physically right (see the header)
   const Scalar drift = result.energy_scale > 0 ? result.energy_drift_max / result.energy_scale : result.energy_drift_max;

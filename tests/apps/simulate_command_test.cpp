@@ -238,3 +238,26 @@ TEST(SimulateCommand, UnwritableOutputIsReportedWithItsPath) {
 
 }  // namespace
 }  // namespace loopdyn
+
+namespace loopdyn {
+namespace {
+
+// Issue 23's reproducers: models whose constraint matrices have no rows (a free body, a body on a
+// spring only) and one whose only constraints are drivers are analysed and simulated (they used
+// to crash: signal 11), and leave nothing but the requested file behind.
+TEST(SimulateCommand, ModelsWithoutJointsAreAnalysedAndSimulated) {
+  const fs::path dir = scratchDirectory("degenerate");
+  for (const char* name : {"free_body", "free_body_no_gravity", "mass_on_spring", "drivers_only"}) {
+    const std::string model = std::string(LOOPDYN_TEST_DATA_DIR) + "/degenerate/" + name + ".yaml";
+    const test::CliRun analyzed = test::runCli("analyze " + model);
+    EXPECT_EQ(analyzed.exit_code, 0) << name << ": " << analyzed.output;
+    const fs::path out = dir / (std::string(name) + ".csv");
+    const test::CliRun simulated = test::runCli("simulate " + model + " --t-end 1 --out " + out.string());
+    EXPECT_EQ(simulated.exit_code, 0) << name << ": " << simulated.output;
+    EXPECT_TRUE(fs::exists(out)) << name;
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 4);
+}
+
+}  // namespace
+}  // namespace loopdyn

@@ -9,7 +9,12 @@
 #include <map>
 #include <numbers>
 
+#include <algorithm>
+#include <memory>
+
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/dynamics/formulation_choice.hpp"
+#include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/kinematics/pair_wrench.hpp"
 #include "loopdyn/spatial/rotation.hpp"
@@ -216,6 +221,94 @@ TEST(Simulation, ModifiedDoubleFourBarPassesItsSingularConfigurations) {
   EXPECT_EQ(r.passages.size(), static_cast<std::size_t>(crossings));
   // measured 1.1e-8 at rtol 1e-8
   EXPECT_LT(r.energy_drift_max / r.energy_scale, 1e-6);
+}
+
+}  // namespace
+}  // namespace loopdyn
+
+namespace loopdyn {
+namespace {
+
+/// A model from tests/data/degenerate (valid mechanisms with no or few constraints, issue 23).
+Model degenerateModel(const std::string& name) {
+  return compile(io::readModelFile(std::string(LOOPDYN_TEST_DATA_DIR) + "/degenerate/" + name + ".yaml"));
+}
+
+/// Every formulation the command line offers, built for the model at x0.
+std::vector<std::unique_ptr<Formulation>> everyFormulation(const Model& model, const State& x0) {
+  std::vector<std::unique_ptr<Formulation>> out;
+  for (const char* method : {"lagrange", "elimination", "partitioning", "projection"}) {
+    FormulationChoice choice;
+    choice.method = method;
+    BuiltFormulation built = buildFormulation(model, x0, choice);
+    EXPECT_TRUE(built.formulation) << method << ": " << built.problem;
+    if (built.formulation) out.push_back(std::move(built.formulation));
+  }
+  return out;
+}
+
+// A body with no joint at all (m = h = 0: every matrix of the constraints has no rows) falls
+// freely: x = v_x t, y = v_y t - g t^2 / 2, phi = w t, with every formulation. 1e-9: the
+// integration error at rtol 1e-10 over 2 s of a quadratic motion.
+TEST(Simulation, FreeBodyFallsFreely) {
+  const Model model = degenerateModel("free_body");
+  const State x0 = test::assembledInitialState(model);
+  for (const auto& formulation : everyFormulation(model, x0)) {
+    Scalar error = 0;
+    const SimulationResult r =
+        simulate(model, *formulation, x0, test::accurateOptions(2, 1e-10, 0.05), [&](const Sample& s, const DynamicsWorkspace&) {
+          const Scalar t = s.x.t;
+          error = std::max({error, std::abs(s.x.q(0) - t), std::abs(s.x.q(1) - (2 * t - 0.5 * 9.81 * t * t)),
+                            std::abs(s.x.q(2) - 0.5 * t)});
+        });
+    ASSERT_TRUE(r.ok) << formulation->name() << ": " << r.failure;
+    EXPECT_LT(error, 1e-9) << formulation->name();
+  }
+}
+
+// A spatial body hanging from ground on a spring-damper only (k = 100 N/m, c = 1 N s/m, 1 kg):
+// z - z_eq = x0 e^(-zeta w t) (cos w_d t + zeta w / w_d sin w_d t), z_eq = -1 - m g / k,
+// x0 = m g / k (it starts at the free length, at rest). 1e-8 m at rtol 1e-10 over 3 s.
+TEST(Simulation, MassOnASpringMovesAsTheDampedOscillator) {
+  const Model model = degenerateModel("mass_on_spring");
+  const State x0 = test::assembledInitialState(model);
+  const Scalar k = 100, c = 1, m = 1, g = 9.81, w = std::sqrt(k / m), zeta = c / (2 * std::sqrt(k * m));
+  const Scalar wd = w * std::sqrt(1 - zeta * zeta), z_eq = -1 - m * g / k, x_start = m * g / k;
+  for (const auto& formulation : everyFormulation(model, x0)) {
+    Scalar error = 0;
+    const SimulationResult r =
+        simulate(model, *formulation, x0, test::accurateOptions(3, 1e-10, 0.05), [&](const Sample& s, const DynamicsWorkspace&) {
+          const Scalar t = s.x.t;
+          const Scalar z = z_eq + x_start * std::exp(-zeta * w * t) * (std::cos(wd * t) + zeta * w / wd * std::sin(wd * t));
+          error = std::max({error, std::abs(s.x.q(2) - z), s.x.q.head<2>().norm()});
+        });
+    ASSERT_TRUE(r.ok) << formulation->name() << ": " << r.failure;
+    EXPECT_LT(error, 1e-8) << formulation->name();
+  }
+}
+
+// Three constant distance drivers and no joint hold a 2 kg body against gravity: it stays where it
+// is, the two hanging distances each carry m g / sqrt 2 = 13.87 N, the third nothing (1e-9
+// relative: an algebraic solve at rest).
+TEST(Simulation, DriversAloneHoldABodyAgainstGravity) {
+  const Model model = degenerateModel("drivers_only");
+  const State x0 = test::assembledInitialState(model);
+  ASSERT_EQ(model.m(), 3);
+  ASSERT_EQ(model.drivers().size(), 3u);
+  LagrangeFormulation lagrange;
+  Scalar moved = 0;
+  VecX effort;
+  const SimulationResult r =
+      simulate(model, lagrange, x0, test::accurateOptions(1, 1e-10, 0.1), [&](const Sample& s, const DynamicsWorkspace&) {
+        moved = std::max(moved, (s.x.q - x0.q).norm());
+        effort = s.lambda;
+      });
+  ASSERT_TRUE(r.ok) << r.failure;
+  EXPECT_LT(moved, 1e-12);
+  const Scalar hanging = 2 * 9.81 / std::sqrt(2.0);
+  EXPECT_NEAR(std::abs(effort(0)), hanging, 1e-9 * hanging);
+  EXPECT_NEAR(std::abs(effort(1)), hanging, 1e-9 * hanging);
+  EXPECT_NEAR(effort(2), 0, 1e-9 * hanging);
 }
 
 }  // namespace

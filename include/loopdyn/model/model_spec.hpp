@@ -109,7 +109,8 @@ struct ModelSpec {
   std::vector<DriverSpec> drivers;
   std::vector<ForceSpec> forces;
   std::vector<GroupSpec> groups;
-  SourceLocation where;  ///< the file itself
+  SourceLocation where;          ///< the file itself
+  SourceLocation gravity_where;  ///< where gravity was written (unknown when it was not)
 };
 
 }  // namespace loopdyn
