@@ -6,11 +6,13 @@
 
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "loopdyn/io/csv_file.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"loopdyn: rigid multibody systems with closed loops and redundant constraints"};
   app.require_subcommand(1);
   int exit_code = loopdyn::cli::kExitOk;
+  loopdyn::io::keepPartialOutputsOnSignal();
   loopdyn::cli::addAnalyzeCommand(app, exit_code);
   loopdyn::cli::addSimulateCommand(app, exit_code);
   try {

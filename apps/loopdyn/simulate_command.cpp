@@ -109,27 +109,17 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   }
 
   // samples: the CSV row, and how close the motion comes to a singular configuration
-  RankOptions rank_options;
-  rank_options.generic_samples = 0;
-  SingularityWatch& watch = run.singularity;
-  watch.initial_rank = watch.lowest_rank = flags.rank;
   std::vector<double> row;
-  run.result = simulate(model, *formulation, x0, so, [&](const Sample& sample, const DynamicsWorkspace& ws) {
-    columns.fill(model, sample, ws, row);
-    csv->writeRow(row);
-    const RankReport rank = analyzeConstraintsAt(model, kin, sample.x, rank_options);
-    if (rank.rank < watch.lowest_rank) {
-      watch.lowest_rank = rank.rank;
-      watch.lowest_rank_time = sample.x.t;
-    }
-    if (watch.initial_rank > 0) {
-      const Scalar pivot = rank.scaled_diagonal[static_cast<std::size_t>(watch.initial_rank - 1)];
-      if (pivot < watch.smallest_pivot) {
-        watch.smallest_pivot = pivot;
-        watch.smallest_pivot_time = sample.x.t;
-      }
-    }
-  });
+  try {
+    run.result = simulate(model, *formulation, x0, so, [&](const Sample& sample, const DynamicsWorkspace& ws) {
+      columns.fill(model, sample, ws, row);
+      csv->writeRow(row);
+    });
+  } catch (const io::OutputError& e) {
+    std::cerr << "loopdyn: error: " << e.what() << '\n';  // (the temporary file goes with csv)
+    exit_code = kExitOutputError;
+    return;
+  }
   if (const auto* partitioning = dynamic_cast<const PartitioningFormulation*>(formulation.get())) {
     const std::vector<std::string> names = velocityCoordinateNames(model);
     auto named = [&](const std::vector<int>& set) {

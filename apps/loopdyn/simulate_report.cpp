@@ -31,27 +31,22 @@ Scalar relativeDrift(const SimulationResult& r) {
 }  // namespace
 
 void collectWarnings(SimulationRun& run) {
-  const SingularityWatch& s = run.singularity;
-  if (s.lowest_rank < s.initial_rank)
-    run.warnings.push_back("the rank of the constraint matrix drops from " + std::to_string(s.initial_rank) + " to " +
-                           std::to_string(s.lowest_rank) + " at t = " + number(s.lowest_rank_time) +
-                           " s: a singular configuration; there the * marks (taken at t = 0) do not hold");
-  else if (s.smallest_pivot < kNearSingularPivot)
-    run.warnings.push_back("the motion comes close to a singular configuration (smallest relative pivot " +
-                           number(s.smallest_pivot) + " at t = " + number(s.smallest_pivot_time) +
-                           " s): near it reactions grow and are ill-determined");
+  const SimulationResult& result = run.result;
+  if (!result.passages.empty()) {
+    const SingularPassage& first = result.passages.front();
+    run.warnings.push_back("the motion passes " + std::to_string(result.passages.size()) +
+                           " singular configuration(s), the first at t = " + number(first.t) + " s (rank " +
+                           std::to_string(first.rank_regular) + " -> " + std::to_string(first.rank) +
+                           "): there the * marks (found on the regular motion) do not hold, and reactions are "
+                           "ill-determined next to them");
+  }
   if (run.non_unique_columns > 0)
     run.warnings.push_back(std::to_string(run.non_unique_columns) +
                            " reaction columns are marked * (not unique): their values are " +
                            (run.eliminated.empty() ? "the least-norm multipliers' choice"
                                                           : "the choice made by eliminating " + joined(run.eliminated)) +
                            ", not determined by the rigid model");
-  const SimulationResult& r = run.result;
-  // energy errors accumulate over the steps: warn only far above the local tolerance
-  if (r.ok && relativeDrift(r) > std::max(1e4 * run.options.ode.rtol, 1e-6) &&
-      run.options.integrator != ode::Method::Rk4)
-    run.warnings.push_back("the energy balance drifts by " + number(relativeDrift(r)) +
-                           " of the energy scale, far above rtol: check the results (a smaller --rtol or --max-step)");
+  for (const std::string& w : result.warnings) run.warnings.push_back(w);
 }
 
 std::string simulationText(const SimulationRun& run) {
@@ -154,12 +149,19 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("position_max").value(r.max_position_violation);
   w.key("velocity_max").value(r.max_velocity_violation);
   w.endObject();
-  w.key("singularity").beginObject();
-  w.key("initial_rank").value(run.singularity.initial_rank);
-  w.key("lowest_rank").value(run.singularity.lowest_rank);
-  w.key("smallest_pivot").value(run.singularity.smallest_pivot);
-  w.key("smallest_pivot_time").value(run.singularity.smallest_pivot_time);
-  w.endObject();
+  w.key("generic_rank").value(r.generic_rank);
+  w.key("singular_passages").beginArray();
+  for (const SingularPassage& p : r.passages) {
+    w.beginObject();
+    w.key("t").value(p.t);
+    w.key("rank").value(p.rank);
+    w.key("new_motions").value(static_cast<int>(p.new_motions.cols()));
+    w.key("branch_change").value(p.branch_change);
+    w.key("at_rest").value(p.at_rest);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("crossing_steps").value(static_cast<int>(r.crossing_steps));
   w.key("final_state").beginObject();
   w.key("t").value(r.final_state.t);
   w.key("q").beginArray();

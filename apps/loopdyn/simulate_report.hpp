@@ -10,15 +10,6 @@
 
 namespace loopdyn::cli {
 
-/// Closest approach to a singular configuration seen at the samples.
-struct SingularityWatch {
-  int initial_rank = 0;
-  int lowest_rank = 0;
-  Scalar smallest_pivot = 1;  ///< min over samples of |R_rr| / |R_11| at r = initial rank
-  Scalar smallest_pivot_time = 0;
-  Scalar lowest_rank_time = 0;
-};
-
 struct SimulationRun {
   std::string model_path, out_path;
   const Model* model = nullptr;
@@ -34,14 +25,10 @@ struct SimulationRun {
   SimulationOptions options;
   SimulationResult result;
   int columns = 0, non_unique_columns = 0;
-  SingularityWatch singularity;
   std::vector<std::string> warnings;
 };
 
-/// Pivots below this (relative, on the scaled C) count as close to a singular configuration.
-inline constexpr double kNearSingularPivot = 1e-3;
-
-/// Fills run.warnings from the result and the singularity watch.
+/// Fills run.warnings from the result.
 void collectWarnings(SimulationRun& run);
 
 std::string simulationText(const SimulationRun& run);

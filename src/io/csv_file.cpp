@@ -1,6 +1,10 @@
 #include "loopdyn/io/csv_file.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <array>
+#include <csignal>
 
 #include <cerrno>
 #include <charconv>
@@ -28,20 +32,67 @@ void renameOnto(const std::string& from, const std::string& to) {
   }
 }
 
+/// Open temporaries and where a signal moves them, in fixed storage: the handler may only call
+/// async-signal-safe functions (rename, signal, raise), no allocation.
+struct PendingOutput {
+  volatile std::sig_atomic_t used = 0;
+  std::array<char, 4096> temporary{}, failed{};
+};
+std::array<PendingOutput, 8> pending;
+
+int registerPending(const std::string& temporary, const std::string& failed) {
+  if (temporary.size() >= 4096 || failed.size() >= 4096) return -1;
+  for (std::size_t k = 0; k < pending.size(); ++k) {
+    if (pending[k].used) continue;
+    std::copy(temporary.begin(), temporary.end(), pending[k].temporary.begin());
+    pending[k].temporary[temporary.size()] = '\0';
+    std::copy(failed.begin(), failed.end(), pending[k].failed.begin());
+    pending[k].failed[failed.size()] = '\0';
+    pending[k].used = 1;
+    return static_cast<int>(k);
+  }
+  return -1;
+}
+
+void releasePending(int slot) {
+  if (slot >= 0) pending[static_cast<std::size_t>(slot)].used = 0;
+}
+
+extern "C" void onTerminatingSignal(int signal_number) {
+  for (PendingOutput& p : pending)
+    if (p.used) std::rename(p.temporary.data(), p.failed.data());
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
 }  // namespace
 
+void keepPartialOutputsOnSignal() {
+  for (const int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, onTerminatingSignal);
+}
+
+/// True when `path` names something other than a regular file (a device, a pipe): it is written
+/// directly, never replaced by a rename.
+bool isSpecialFile(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode);
+}
+
 CsvFile::CsvFile(std::string path, const std::vector<std::string>& header)
-    : path_(std::move(path)), temporary_(temporaryName(path_)) {
+    : path_(std::move(path)), temporary_(isSpecialFile(path_) ? path_ : temporaryName(path_)) {
+  direct_ = temporary_ == path_;
   out_.open(temporary_, std::ios::out | std::ios::trunc);
-  if (!out_) fail(path_, "create a file beside");
+  if (!out_) fail(path_, direct_ ? "write" : "create a file beside");
+  if (!direct_) slot_ = registerPending(temporary_, failedPath(path_));
   for (std::size_t k = 0; k < header.size(); ++k) out_ << (k == 0 ? "" : ",") << header[k];
   out_ << '\n';
 }
 
 CsvFile::~CsvFile() {
+  releasePending(slot_);
   if (committed_) return;
   out_.close();
-  std::remove(temporary_.c_str());
+  if (!direct_) std::remove(temporary_.c_str());
 }
 
 void CsvFile::writeRow(const std::vector<double>& row) {
@@ -54,17 +105,25 @@ void CsvFile::writeRow(const std::vector<double>& row) {
   }
   line_ += '\n';
   out_ << line_;
+  if (!out_) fail(path_, "write");
 }
 
 void CsvFile::commit() {
+  releasePending(slot_);
   out_.flush();
   if (!out_) fail(path_, "write");
   out_.close();
-  renameOnto(temporary_, path_);
+  if (!direct_) renameOnto(temporary_, path_);
   committed_ = true;
 }
 
 std::string CsvFile::commitFailed() {
+  releasePending(slot_);
+  if (direct_) {
+    out_.flush();
+    committed_ = true;
+    return path_;  // (a device or pipe: the rows went there)
+  }
   const std::string failed = failedPath(path_);
   out_.flush();
   if (!out_) fail(failed, "write");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -257,6 +258,33 @@ TEST(SimulateCommand, ModelsWithoutJointsAreAnalysedAndSimulated) {
     EXPECT_TRUE(fs::exists(out)) << name;
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 4);
+}
+
+}  // namespace
+}  // namespace loopdyn
+
+namespace loopdyn {
+namespace {
+
+// Write errors are not ignored (issue 22, defect 4): a full device ends the run with exit code 4
+// naming it, and the device is written directly, never replaced by a rename.
+TEST(SimulateCommand, AFullDiskIsAnOutputError) {
+  if (!fs::exists("/dev/full") || !fs::is_character_file("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  const test::CliRun r = test::runCli("simulate " + test::modelPath("redundant_pendulum") + " --t-end 1 --out /dev/full");
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_NE(r.output.find("cannot write '/dev/full'"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+// Interrupted, a run keeps what reached the disk under OUT.failed.csv and leaves no temporary
+// file (issue 22, defect 5).
+TEST(SimulateCommand, AnInterruptedRunKeepsItsRowsUnderAFailedName) {
+  const fs::path dir = scratchDirectory("interrupted");
+  const std::string command = std::string(LOOPDYN_CLI_PATH) + " simulate " + test::modelPath("spatial_parallelogram") +
+                              " --t-end 100 --out " + (dir / "p.csv").string() + " > /dev/null 2>&1 & sleep 2; kill -INT $!; wait";
+  (void)std::system(command.c_str());  // (the shell reports the interrupted run's status)
+  EXPECT_TRUE(fs::exists(dir / "p.failed.csv"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 /// (an error) removes its temporary file and leaves the target untouched. A run that failed keeps
 /// what it wrote under a name that says so (commitFailed: out.csv -> out.failed.csv).
 ///
+/// A target that exists and is not a regular file (/dev/stdout, a pipe, /dev/full) is written
+/// directly and never replaced; every write is checked (OutputError).
+///
 /// Numbers are written in the shortest form that reads back to the same double.
 
 #include <fstream>
@@ -27,6 +30,7 @@ class CsvFile {
   CsvFile(const CsvFile&) = delete;
   CsvFile& operator=(const CsvFile&) = delete;
 
+  /// Throws OutputError when the row cannot be written (a full disk).
   void writeRow(const std::vector<double>& row);
   /// Flushes, closes and renames onto the target path. Throws OutputError on failure.
   void commit();
@@ -40,7 +44,15 @@ class CsvFile {
   std::ofstream out_;
   std::string line_;
   bool committed_ = false;
+  int slot_ = -1;  ///< in the table of open temporaries renamed on a signal
+  bool direct_ = false;  ///< the target is a device or pipe: written directly, no temporary
 };
+
+/// Interrupted (SIGINT, SIGTERM, SIGHUP), the process renames every open CsvFile's temporary file to
+/// failedPath of its target (what had reached the disk) before it ends as the signal asks: nothing
+/// is left under a temporary name, and nothing half-written under the requested one. Call once,
+/// from main.
+void keepPartialOutputsOnSignal();
 
 /// "out.failed.csv" for "out.csv" ("out.failed" for "out"): where a failed run's rows are kept.
 std::string failedPath(const std::string& path);
