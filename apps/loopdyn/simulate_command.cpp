@@ -98,6 +98,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   const SampleColumns columns(model, flags, column_options);
   run.columns = static_cast<int>(columns.names().size());
   run.non_unique_columns = columns.nonUniqueColumns();
+  so.multipliers = columns.needsMultipliers();
 
   std::unique_ptr<io::CsvFile> csv;
   try {

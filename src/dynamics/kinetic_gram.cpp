@@ -10,13 +10,34 @@ void KineticGram::compute(const Model& model, const KinematicsWorkspace& kin, co
   Cr_.noalias() = scaling.row.head(rows).asDiagonal() * kin.C.topRows(rows);
   MinvCt_ = Cr_.transpose();
   inverse_mass.apply(model, MinvCt_);
-  G_.noalias() = Cr_ * MinvCt_;
+  // G = sum over bodies of C_r[:, b] M_b^-1 C_r[:, b]^T: M is block-diagonal by bodies and a row
+  // of C touches at most two bodies, so only the rows touching body b meet there (a block that is
+  // zero at this configuration adds exactly zero, so the numerical pattern suffices)
+  G_.setZero(rows, rows);
+  if (static_cast<int>(touching_.capacity()) < rows) touching_.reserve(static_cast<std::size_t>(rows));
+  for (int b = 0; b < model.nb(); ++b) {
+    if (model.dimension() == 2) addBodyBlocks<3>(b, rows);
+    else addBodyBlocks<6>(b, rows);
+  }
+  G_.triangularView<Eigen::StrictlyUpper>() = G_.transpose();
   if (rows == 0) {
     zero_pivot_ = 0;
     return;
   }
   ldlt_.compute(G_);
   zero_pivot_ = kGramPivotThreshold * ldlt_.vectorD().cwiseAbs().maxCoeff();
+}
+
+template <int D>
+void KineticGram::addBodyBlocks(int body, int rows) {
+  touching_.clear();
+  for (int i = 0; i < rows; ++i)
+    if (!Cr_.row(i).segment<D>(body * D).isZero(0)) touching_.push_back(i);
+  for (std::size_t x = 0; x < touching_.size(); ++x) {
+    const Eigen::Matrix<Scalar, 1, D> row = Cr_.row(touching_[x]).segment<D>(body * D);
+    for (std::size_t y = 0; y <= x; ++y)
+      G_(touching_[x], touching_[y]) += row.dot(MinvCt_.col(touching_[y]).segment<D>(body * D));
+  }
 }
 
 void KineticGram::solveInPlace(Eigen::Ref<VecX> r) const {

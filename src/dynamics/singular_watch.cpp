@@ -24,7 +24,7 @@ Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const S
   ws.x_shifted.q = x.q;
   ws.x_shifted.v.setZero(model.nv());  // C does not depend on v
   evaluateConstraints(model, ws.kin, ws.x_shifted);
-  ws.tangent.compute(ws.kin, ws.scaling, r_);
+  ws.tangent.factorize(ws.kin, ws.scaling);
   return r_ > 0 ? ws.tangent.diagonalRatio(r_ - 1) : 1;
 }
 
@@ -61,26 +61,32 @@ SingularWatch::Approach SingularWatch::afterStep(const Model& model, DynamicsWor
   // sample the step, then search around the smallest sample
   std::array<Scalar, kDipSamples + 2> t{}, ratio{};
   State xi;
-  VecX ui;
   for (int k = 0; k <= kDipSamples + 1; ++k) {
     t[k] = step.t0 + (x.t - step.t0) * k / (kDipSamples + 1);
     if (k == 0) ratio[k] = last_ratio_;
     else if (k == kDipSamples + 1) ratio[k] = ratio_end;
     else {
-      step.at(t[k], xi, ui);
+      step.positions(t[k], xi);
       ratio[k] = ratioAt(model, ws, xi);
     }
   }
   const int best = static_cast<int>(std::min_element(ratio.begin(), ratio.end()) - ratio.begin());
   approach.t = t[best];
   approach.ratio = ratio[best];
-  if (approach.ratio < kSearchRatio) {
+  // Where the ratio vanishes inside the bracket around the smallest sample, it falls to zero
+  // there linearly (a transversal passage) or quadratically (a touching one), and the line through
+  // the smallest sample and a neighbour reaches zero within two spacings of it; a minimum that
+  // stays away from zero (a mere approach) is flat there and fails this test.
+  const auto vanishesNear = [&](int neighbour) {
+    return neighbour >= 0 && neighbour <= kDipSamples + 1 && ratio[best] < 2 * (ratio[neighbour] - ratio[best]);
+  };
+  if (approach.ratio < kSearchRatio && (vanishesNear(best - 1) || vanishesNear(best + 1))) {
     // golden-section search for the closest approach between the samples next to the smallest
     // (also when that is an end: the minimum may lie just inside the step)
     constexpr Scalar g = 0.6180339887498949;
     Scalar lo = t[std::max(best - 1, 0)], hi = t[std::min(best + 1, kDipSamples + 1)];
     auto f = [&](Scalar s) {
-      step.at(s, xi, ui);
+      step.positions(s, xi);
       return ratioAt(model, ws, xi);
     };
     Scalar c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = f(c), fd = f(d);

@@ -7,8 +7,13 @@
 
 namespace loopdyn {
 
-void TangentFactorization::compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank) {
+void TangentFactorization::factorize(const KinematicsWorkspace& kin, const ConstraintScaling& scaling) {
   At.noalias() = scaling.col.asDiagonal() * kin.C.transpose() * scaling.row.asDiagonal();
+  if (At.cols() > 0) qr.compute(At);
+}
+
+void TangentFactorization::compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank) {
+  factorize(kin, scaling);
   const auto n = At.rows();
   r = rank;
   if (At.cols() == 0) {
@@ -19,7 +24,6 @@ void TangentFactorization::compute(const KinematicsWorkspace& kin, const Constra
     r = 0;
     return;
   }
-  qr.compute(At);
   Q1.setIdentity(n, r);
   Q1.applyOnTheLeft(qr.householderQ());
   R11 = qr.matrixR().topLeftCorner(r, r).triangularView<Eigen::Upper>();

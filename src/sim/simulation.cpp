@@ -35,6 +35,30 @@ void positionRates(const Model& model, const State& x, Scalar* qdot) {
   }
 }
 
+/// Positions inside a step from its two ends: the cubic Hermite interpolant of q through
+/// (t0, q0, qdot0) and (t1, q1, qdot1), error O(h^4) -- what a search inside the step needs,
+/// without evaluating the dynamics (the integrators' own dense output does, once per call).
+struct HermitePositions {
+  Scalar t0 = 0, t1 = 0;
+  VecX q0, q1, d0, d1;  ///< positions and their rates at the ends
+
+  /// Sets the end `end` (0: start, 1: end) from a state with positions and velocities.
+  void setEnd(const Model& model, int end, const State& x) {
+    (end == 0 ? t0 : t1) = x.t;
+    VecX& q = end == 0 ? q0 : q1;
+    VecX& d = end == 0 ? d0 : d1;
+    q = x.q;
+    d.resize(x.q.size());
+    positionRates(model, x, d.data());
+  }
+  void at(Scalar t, VecX& q) const {
+    const Scalar h = t1 - t0, s = h > 0 ? (t - t0) / h : 0;
+    const Scalar h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s), h01 = s * s * (3 - 2 * s),
+                 h11 = s * s * (s - 1);
+    q = h00 * q0 + (h10 * h) * d0 + h01 * q1 + (h11 * h) * d1;
+  }
+};
+
 void normalizeQuaternions(const Model& model, State& x) {
   if (model.dimension() == 3)
     for (int b = 0; b < model.nb(); ++b) x.q.segment<4>(7 * b + 3).normalize();
@@ -258,11 +282,17 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   // not the integrator's: its drift says nothing about the integration and is not counted)
   auto emit = [&](Scalar t, const VecX& y, bool in_crossing = false) {
     positions(t, y, sample.x);
-    std::string problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du, Evaluation{});
+    std::string problem;
+    if (formulation.carriesVelocities()) {
+      sample.x.v = y.segment(nq, nu);
+      evaluateConstraints(model, ws.kin, sample.x);
+    } else {
+      problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du, Evaluation{});
+    }
     violations(model, ws, sample.x, sample.position_violation, sample.velocity_violation);
     positions(t, y, sample.x);
     if (problem.empty())
-      problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du, Evaluation{true, true});
+      problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du, Evaluation{options.multipliers, true});
     if (!problem.empty() && result.ok) {
       result.ok = false;
       result.failure = "at " + timeLabel(t) + ": " + problem;
@@ -334,6 +364,9 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   long steps = 0, steps_near = 0;
   Scalar t_near = x0.t;
   positions(x0.t, y0, x_start);
+  x_start.v = x0.v;
+  HermitePositions hermite;
+  hermite.setEnd(model, 0, x_start);
   y_start = y0;
   while (result.ok && integrator.time() < options.t_end) {
     const Scalar t0 = integrator.time();
@@ -367,6 +400,10 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
         collocation.interpolate((t - t0) / h_crossing, yi);
         positions(t, yi, x);
         ui = yi.segment(nq, nu);
+      };
+      step_info.positions = [&](Scalar t, State& x) {
+        collocation.interpolate((t - t0) / h_crossing, yi);
+        positions(t, yi, x);
       };
       // samples inside: from the nearer end of the step, by collocation again (never through t*);
       // none for a formulation that cannot pass (it stops at the passage, below)
@@ -404,6 +441,11 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
         positions(t, yi, x);
         ui = yi.segment(nq, nu);
       };
+      step_info.positions = [&](Scalar t, State& x) {
+        x.t = t;
+        hermite.at(t, x.q);
+        normalizeQuaternions(model, x);
+      };
       while (result.ok && next <= last && sampleTime(next) <= integrator.time() + 1e-12 * std::abs(options.t_end)) {
         integrator.interpolate(std::min(sampleTime(next), integrator.time()), y);
         emit(sampleTime(next), y);
@@ -413,6 +455,10 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     if (!result.ok) break;
     positions(integrator.time(), integrator.state(), xp);
     u = integrator.state().segment(nq, nu);
+    // the velocities at the step's end: u itself, or through the formulation's map
+    if (formulation.carriesVelocities()) xp.v = u;
+    else formulation.evaluate(model, ws, xp, u, du, Evaluation{});
+    hermite.setEnd(model, 1, xp);
 
     // singular configurations inside the step: record, check the branch (singular_watch.hpp)
     step_info.t0 = t0;
@@ -464,7 +510,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     bool restart = false;
     if (options.stabilization == Stabilization::Projection) {
       // project when the violation exceeds the tolerance
-      formulation.evaluate(model, ws, xp, u, du, Evaluation{});
+      // (the constraints at the step's end; the dynamics are not needed for the check)
+      evaluateConstraints(model, ws.kin, xp);
       Scalar position = 0, velocity = 0;
       violations(model, ws, xp, position, velocity);
       const Scalar speed = ws.scaling.col.cwiseProduct(xp.v).norm() / model.characteristicLength();
@@ -541,6 +588,9 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       integrator.reset(integrator.time(), integrator.state());
     }
     positions(integrator.time(), integrator.state(), x_start);
+    x_start.v = xp.v;
+    if (restart && formulation.carriesVelocities()) x_start.v = u;
+    hermite.setEnd(model, 0, x_start);
   }
   result.statistics = integrator.statistics();
   result.statistics.steps += result.crossing_steps;

@@ -1,12 +1,8 @@
 // Through singular configurations exactly (issue 14): the IFToMM double four-bar and its N-loop
 // ladders against their exact motion.
 //
-// On the parallelogram branch every crank has the same angle theta from the upward vertical and
-// the couplers translate, so the ladder of N loops of unit rods (1 m, 1 kg, I = 1/12, g = 9.81)
-// is a pendulum with J = (N + 1)/3 + N (cranks about their pivots, couplers carried at the crank
-// tips) and J theta'' = g ((N + 1)/2 + N) sin theta, theta(0) = 0, theta'(0) = 1 rad/s (clockwise
-// positive); the tip of the first crank is B0 = (sin theta, cos theta). All bars are horizontal,
-// the rank of C drops by 2 N, whenever cos theta = 0: ten times in 10 s for N = 2.
+// The exact motion: support/ladder_oracle.hpp. All bars are horizontal, the rank of C drops by
+// 2 N, whenever cos theta = 0: ten times in 10 s for N = 2.
 
 #include <gtest/gtest.h>
 
@@ -18,6 +14,7 @@
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/dynamics/projection.hpp"
 #include "loopdyn/sim/simulation.hpp"
+#include "support/ladder_oracle.hpp"
 #include "test_models.hpp"
 
 namespace loopdyn {
@@ -25,35 +22,7 @@ namespace {
 
 constexpr Scalar kEnd = 10, kSample = 0.01;
 
-/// theta and theta' of the exact motion at the sample times: classical Runge-Kutta in long
-/// double with 1e-4 s steps (local error below 1e-20, rounding below 1e-15 over 1e5 steps).
-struct Oracle {
-  std::vector<long double> theta, rate;
-  explicit Oracle(int loops) {
-    const long double N = loops, J = (N + 1) / 3 + N, k = 9.81L * ((N + 1) / 2 + N) / J;
-    auto f = [&](long double th, long double w, long double& dth, long double& dw) {
-      dth = w;
-      dw = k * std::sin(th);
-    };
-    long double th = 0, w = 1;
-    const int per_sample = 100;
-    const long double h = static_cast<long double>(kSample) / per_sample;
-    const int samples = static_cast<int>(std::lround(kEnd / kSample));
-    for (int s = 0; s <= samples; ++s) {
-      theta.push_back(th);
-      rate.push_back(w);
-      for (int k2 = 0; k2 < per_sample; ++k2) {
-        long double a1, b1, a2, b2, a3, b3, a4, b4;
-        f(th, w, a1, b1);
-        f(th + h / 2 * a1, w + h / 2 * b1, a2, b2);
-        f(th + h / 2 * a2, w + h / 2 * b2, a3, b3);
-        f(th + h * a3, w + h * b3, a4, b4);
-        th += h / 6 * (a1 + 2 * a2 + 2 * a3 + a4);
-        w += h / 6 * (b1 + 2 * b2 + 2 * b3 + b4);
-      }
-    }
-  }
-};
+using Oracle = test::LadderOracle;
 
 struct LadderRun {
   SimulationResult result;
@@ -74,10 +43,9 @@ LadderRun simulateLadder(const Model& model, const Oracle& oracle, const std::st
   LadderRun out;
   std::size_t k = 0;
   out.result = simulate(model, formulation, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
-    const long double th = oracle.theta[k], w = oracle.rate[k];
     const Vec2 B0(2 * s.x.q(0), 2 * s.x.q(1)), V0(2 * s.x.v(0), 2 * s.x.v(1));
-    const Vec2 exact(static_cast<Scalar>(std::sin(th)), static_cast<Scalar>(std::cos(th)));
-    const Vec2 exact_v(static_cast<Scalar>(std::cos(th) * w), static_cast<Scalar>(-std::sin(th) * w));
+    Vec2 exact, exact_v;
+    oracle.tip(k, exact.x(), exact.y(), exact_v.x(), exact_v.y());
     out.position_error = std::max(out.position_error, (B0 - exact).norm());
     out.velocity_error = std::max(out.velocity_error, (V0 - exact_v).norm());
     ++k;
@@ -117,7 +85,7 @@ class LadderPassage : public testing::TestWithParam<int> {};
 TEST_P(LadderPassage, FollowsItsExactMotionThroughEveryCrossing) {
   const int loops = GetParam();
   const Model model = compile(test::fourBarLadderSpec({loops, true, false}));
-  const Oracle oracle(loops);
+  const Oracle oracle(loops, kEnd, kSample);
   const int crossings = horizontalCrossings(oracle);
   ASSERT_GE(crossings, 8);
   const std::vector<Series> series{
@@ -156,7 +124,7 @@ INSTANTIATE_TEST_SUITE_P(Ladders, LadderPassage, testing::Values(2, 4),
 // longer depends on the 11th digit of an inertia (with 0.08333333333, J differs from the exact
 // one by 4e-11 relative: 4e-10 m of B0 over 10 s).
 TEST(LadderPassage, SameMotionWhateverTheDigitsOfTheInertiaOrTheVelocitiesGiven) {
-  const Oracle oracle(2);
+  const Oracle oracle(2, kEnd, kSample);
   for (const bool exact : {true, false}) {
     for (const bool bodies : {false, true}) {
       const Model model = compile(test::fourBarLadderSpec({2, exact, bodies}));

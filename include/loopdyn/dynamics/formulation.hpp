@@ -161,6 +161,9 @@ class Formulation {
     bool on_constraints = false;  ///< the step evaluated with Evaluation::project
     Scalar tolerance = 0;  ///< the simulation's projection trigger (scaled violation)
     std::function<void(Scalar t, State& x, VecX& u)> at;
+    /// Positions only (x.q, x.t) inside the step, cheaper than `at` and as accurate as a search
+    /// for where something happens needs (sim/simulation.hpp: cubic Hermite from the step ends).
+    std::function<void(Scalar t, State& x)> positions;
   };
   struct StepOutcome {
     bool restart = false;  ///< u was rewritten

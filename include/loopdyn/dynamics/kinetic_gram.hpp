@@ -21,6 +21,8 @@
 
 #include <Eigen/Cholesky>
 
+#include <vector>
+
 #include "loopdyn/common/types.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
@@ -53,7 +55,12 @@ class KineticGram {
   Scalar pivotRatio(int k) const;
 
  private:
+  /// Adds body `body`'s part of G (D velocity coordinates a body).
+  template <int D>
+  void addBodyBlocks(int body, int rows);
+
   MatX Cr_, MinvCt_, G_;
+  std::vector<int> touching_;  ///< rows touching one body (scratch of compute)
   Eigen::LDLT<MatX> ldlt_;
   Scalar zero_pivot_ = 0;
 };

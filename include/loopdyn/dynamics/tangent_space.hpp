@@ -43,6 +43,9 @@ struct TangentFactorization {
 
   /// Factorises C_s^T from the evaluated ws.C and keeps r columns of Q in Q1.
   void compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank);
+  /// The pivoted QR of C_s^T only (R and the pivots; Q1, R11 and K are left as they were): what
+  /// diagonalRatio and rankAt read.
+  void factorize(const KinematicsWorkspace& kin, const ConstraintScaling& scaling);
   /// |R_jj| / |R_11| for j < min(n, m + h): falls to zero where the rank drops.
   Scalar diagonalRatio(int j) const;
   /// Number of diagonal ratios at or above `threshold`: the rank at that threshold.

@@ -45,6 +45,8 @@ class SampleColumns {
   const std::vector<std::string>& names() const { return names_; }
   /// Reaction columns marked non-unique.
   int nonUniqueColumns() const { return non_unique_; }
+  /// Whether any column is a multiplier (a reaction or a driver force): samples need them.
+  bool needsMultipliers() const { return !sides_.empty() || !driver_rows_.empty(); }
 
   /// The values of one row, in the order of names(). ws holds the dynamics evaluated at the
   /// sample (as passed to simulate's on_sample). Allocates nothing once row has the right size.

@@ -82,6 +82,8 @@ struct SimulationOptions {
   Scalar energy_tolerance = 0;
   /// Generic rank of C on the motion (analyzeConstraints); -1: found from the initial state.
   int generic_rank = -1;
+  /// Multipliers (joint reactions) in the samples; without them Sample::lambda is not filled.
+  bool multipliers = true;
 };
 
 /// The default energy check: 1e4 rtol (errors accumulate over the steps), at least 1e-6; 1e-3
