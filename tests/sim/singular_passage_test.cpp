@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -61,27 +63,54 @@ int horizontalCrossings(const Oracle& oracle) {
   return count;
 }
 
+/// The same integrator, at the same tolerances, on the exact one-degree-of-freedom equation
+/// J theta'' = g ((N + 1)/2 + N) sin theta (theta's error measured relative to at most pi, as the
+/// simulation measures angles): B0's largest position error over the samples. What the
+/// integrator itself achieves on this motion, whatever the formulation.
+Scalar integratorErrorOnTheExactEquation(int loops, const Oracle& oracle, ode::Method method, Scalar rtol) {
+  const Scalar N = loops, J = (N + 1) / 3 + N, k = 9.81 * ((N + 1) / 2 + N) / J;
+  const ode::Rhs rhs = [k](Scalar, const Scalar* y, Scalar* ydot) {
+    ydot[0] = y[1];
+    ydot[1] = k * std::sin(y[0]);
+    return 0;
+  };
+  const SimulationOptions accurate = test::accurateOptions(kEnd, rtol, kSample);
+  ode::Options options = accurate.ode;
+  options.magnitude_cap = (VecX(2) << std::numbers::pi, std::numeric_limits<Scalar>::infinity()).finished();
+  ode::Integrator integrator(method, rhs, 0, (VecX(2) << 0, 1).finished(), options);
+  Scalar error = 0;
+  VecX y;
+  for (std::size_t sample = 1; sample < oracle.theta.size(); ++sample) {
+    const Scalar t = static_cast<Scalar>(sample) * kSample;
+    while (integrator.time() < t) EXPECT_TRUE(integrator.step(kEnd).ok);
+    integrator.interpolate(t, y);
+    Vec2 exact, exact_v;
+    oracle.tip(sample, exact.x(), exact.y(), exact_v.x(), exact_v.y());
+    error = std::max(error, (Vec2(std::sin(y(0)), std::cos(y(0))) - exact).norm());
+  }
+  return error;
+}
+
 struct Series {
   const char* method;
   ode::Method integrator;
   std::vector<Scalar> rtols;
-  /// B0's position error at the tightest rtol must stay below this (m). Why each: the
-  /// integrators' own error on the exact one-degree-of-freedom equation at these tolerances,
-  /// measured with the same SUNDIALS methods: dopri5 7e-8 at rtol 1e-10 on theta (which grows to
-  /// 31 rad) and 5e-10 at 1e-12; adams 4e-7 at 1e-10 and 1.7e-8 at 1e-12. The mechanism's runs do
-  /// better (angles measured modulo pi, ode/integrator.hpp): measured at the tightest rtol, 2 / 4
-  /// loops, lagrange/dopri5 7e-10 / 3.6e-9, projection/dopri5 1.2e-8 / 4.8e-9, lagrange/adams
-  /// 4.3e-9 / 1.9e-9, projection/adams 1.9e-7 / 7.7e-8 at 1e-10. Projection with adams goes no
-  /// further: every re-orthogonalisation of its basis restarts adams at order 1 (at 1e-12: 50 000
-  /// steps, error 6e-8), docs/formulations.md.
+  /// B0's position error at the tightest rtol must stay below this (m); 0: no bound beyond the
+  /// integrator's own accuracy. Measured at the tightest rtol, 2 / 4 loops: lagrange/dopri5 2.4e-9 /
+  /// 1.4e-9, projection/dopri5 1.5e-8 / 2.1e-9, lagrange/adams 2.3e-9 / 8.6e-10 (rtol 1e-12).
+  /// Projection with adams has none: at rtol 1e-10 adams itself is 6e-7 off on the exact equation,
+  /// and every re-orthogonalisation of the projection's basis restarts adams at order 1 (at 1e-12:
+  /// 50 000 steps, error 6e-8), docs/formulations.md.
   Scalar final_bound;
 };
 
 class LadderPassage : public testing::TestWithParam<int> {};
 
-// Every crossing is passed on the parallelogram branch, the error of B0 falls with the tolerance
-// (by more than 3x per decade of rtol, as the integration error does) and reaches the exact
-// motion to the integrator's accuracy; a convergence table is printed.
+// Every crossing is passed on the parallelogram branch and B0 follows the exact motion as closely
+// as the integrator follows the exact one-degree-of-freedom equation at the same tolerance: the
+// crossings add no error of their own. Bound: 1.5 x the integrator's own error (measured ratios
+// 0.02 - 1.06 over the table; adams' error is not smooth in its inputs, its order changes). The
+// error falls with the tolerance, by 10x or more over the series; a convergence table is printed.
 TEST_P(LadderPassage, FollowsItsExactMotionThroughEveryCrossing) {
   const int loops = GetParam();
   const Model model = compile(test::fourBarLadderSpec({loops, true, false}));
@@ -92,26 +121,30 @@ TEST_P(LadderPassage, FollowsItsExactMotionThroughEveryCrossing) {
       {"lagrange", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10}, 1e-8},
       {"projection", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10}, 3e-8},
       {"lagrange", ode::Method::Adams, {1e-8, 1e-10, 1e-12}, 1e-8},
-      {"projection", ode::Method::Adams, {1e-8, 1e-10}, 3e-7},
+      {"projection", ode::Method::Adams, {1e-8, 1e-10}, 0},
   };
   std::printf("%d-loop ladder, 10 s, %d crossings of the horizontal\n", loops, crossings);
   for (const Series& s : series) {
-    Scalar previous = 0;
+    Scalar first = 0, last = 0;
     for (std::size_t i = 0; i < s.rtols.size(); ++i) {
       const LadderRun r = simulateLadder(model, oracle, s.method, s.integrator, s.rtols[i]);
       ASSERT_TRUE(r.result.ok) << s.method << " rtol " << s.rtols[i] << ": " << r.result.failure;
       // (every crossing is an event, at every tolerance)
       EXPECT_EQ(static_cast<int>(r.result.passages.size()), crossings) << s.method << " rtol " << s.rtols[i];
       for (const SingularPassage& p : r.result.passages) EXPECT_LT(p.branch_change, kBranchChange);
-      std::printf("  %-10s %-6s rtol %.0e: B0 position %.2e m, velocity %.2e m/s, energy %.1e, %ld steps\n", s.method,
-                  std::string(ode::methodName(s.integrator)).c_str(), s.rtols[i], r.position_error, r.velocity_error,
-                  r.result.energy_drift_max / r.result.energy_scale, r.result.statistics.steps);
-      if (i > 0) {
-        EXPECT_LT(r.position_error, previous / 3) << s.method << " rtol " << s.rtols[i];
-      }
-      previous = r.position_error;
+      const Scalar own = integratorErrorOnTheExactEquation(loops, oracle, s.integrator, s.rtols[i]);
+      std::printf("  %-10s %-6s rtol %.0e: B0 position %.2e m (the integrator on the exact equation: %.2e m), velocity "
+                  "%.2e m/s, energy %.1e, %ld steps\n",
+                  s.method, std::string(ode::methodName(s.integrator)).c_str(), s.rtols[i], r.position_error, own,
+                  r.velocity_error, r.result.energy_drift_max / r.result.energy_scale, r.result.statistics.steps);
+      EXPECT_LT(r.position_error, 1.5 * own) << s.method << " " << ode::methodName(s.integrator) << " rtol " << s.rtols[i];
+      if (i == 0) first = r.position_error;
+      last = r.position_error;
     }
-    EXPECT_LT(previous, s.final_bound) << s.method << " " << ode::methodName(s.integrator);
+    EXPECT_LT(last, first / 10) << s.method << " " << ode::methodName(s.integrator);
+    if (s.final_bound > 0) {
+      EXPECT_LT(last, s.final_bound) << s.method << " " << ode::methodName(s.integrator);
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 /// The constraint rows seen through the kinetic metric: G = C_r M^-1 C_r^T with C_r = diag(row) C
 /// (kinematics/scaling.hpp), over the first k rows of C (k = m: the holonomic rows; k = m + h: all),
-/// factorised as P^T L D L^T P by Cholesky with diagonal pivoting (Eigen's LDLT).
+/// factorised as P^T L D L^T P with diagonal pivoting.
 ///
 /// Every absolute formulation solves with it:
 ///   accelerations (Gauss's principle, paper 001 eqs. (10)-(11)): G lambda_s = C_r M^-1 F - Gamma_r,
@@ -50,19 +50,19 @@ class KineticGram {
   /// C_r (rows x nv) of the last compute.
   const MatX& scaledRows() const { return Cr_; }
   int rows() const { return static_cast<int>(G_.rows()); }
-  /// sqrt(D_k / D_max) for the k-th pivot in pivoting order (0-based): roughly the k-th singular
-  /// value of M^-1/2 C_r^T over the largest; 1 when k >= rows.
-  Scalar pivotRatio(int k) const;
 
  private:
   /// Adds body `body`'s part of G (D velocity coordinates a body).
   template <int D>
   void addBodyBlocks(int body, int rows);
+  /// Factorises G_ in place: L below the diagonal, pivots in D_, order in perm_.
+  void factorize();
 
   MatX Cr_, MinvCt_, G_;
   std::vector<int> touching_;  ///< rows touching one body (scratch of compute)
-  Eigen::LDLT<MatX> ldlt_;
-  Scalar zero_pivot_ = 0;
+  VecX D_;                  ///< pivots (zero for dependent rows)
+  std::vector<int> perm_;   ///< perm_[k]: the row of G factorised at step k
+  mutable VecX work_;       ///< scratch of solveInPlace (one workspace per thread)
 };
 
 }  // namespace loopdyn
