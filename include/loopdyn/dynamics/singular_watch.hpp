@@ -4,8 +4,10 @@
 /// The distance to a singular configuration is read from the pivoted QR of C_s^T
 /// (tangent_space.hpp): |R_rr| / |R_11| at the generic rank r falls to zero where the rank drops.
 /// After each accepted step the ratio at its end is compared with the one at its start; where the
-/// smaller of the two is below kNearSingular, the step's dense output is sampled (kDipSamples
-/// interior points) and the closest approach inside is found by golden-section search. A step
+/// smaller of the two is below kNearSingular, the step's positions are sampled (kDipSamples
+/// interior points of Formulation::Step::positions: a cubic Hermite from the step ends, no
+/// evaluation of the dynamics) and, where the samples say the ratio can vanish near the smallest
+/// one, the closest approach is found by golden-section search. A step
 /// cannot jump over a passage unseen: a singular configuration crossed inside the step shows as
 /// a dip in the samples, or at an end.
 
