@@ -110,6 +110,9 @@ void printStructure(std::ostringstream& os, const AnalysisResults& res) {
   } else if (r.singular) {
     os << "singular     YES: rank " << r.rank << " here, generic rank " << r.generic_rank << " -> "
        << r.generic_rank - r.rank << " extra admissible motion(s) at this configuration\n";
+    if (r.generic_from_free_drivers)
+      os << "             (generic rank from " << r.generic_samples_used << " configurations with the drivers released:\n"
+         << "             with them held the mechanism cannot move from here; --motions lists the extra motions)\n";
   } else if (r.generic_samples_used == 0) {
     os << "singular     no nearby configuration could be sampled (the mechanism cannot move, or no sample\n"
        << "             assembled): generic rank taken as the rank here\n";
@@ -329,6 +332,8 @@ std::string analysisJson(const AnalysisResults& res) {
   w.key("grubler").value(r.grubler);
   w.key("singular").value(r.singular);
   w.key("generic_rank").value(r.generic_rank);
+  w.key("generic_samples").value(r.generic_samples_used);
+  w.key("generic_rank_with_drivers_released").value(r.generic_from_free_drivers);
   w.key("dependent_equations").array(equationNames(model, r.dependent_equations));
   w.key("independent_equations").array(equationNames(model, r.independent_equations));
   w.key("scaled_diagonal").array(r.scaled_diagonal);

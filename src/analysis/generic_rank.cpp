@@ -97,7 +97,15 @@ RankReport analyzeConstraints(const Model& model, KinematicsWorkspace& ws, const
   RankReport report = analyzeConstraintsAt(model, ws, x, options);
   if (options.generic_samples <= 0) return report;
   std::optional<int> smallest;
-  const std::vector<State> samples = configurationsNear(model, ws, x, options);
+  std::vector<State> samples = configurationsNear(model, ws, x, options);
+  if (samples.empty() && model.drivers().size() > 0) {
+    // a driven mechanism that cannot move with its drivers held (fully driven, or held at a
+    // singular configuration of the driven set, e.g. a 3-RPR whose legs meet in one point): the
+    // configurations it reaches with other driver values. C's rows do not depend on the values
+    // the drivers prescribe, so its rank there is the rank the driven motion has.
+    samples = configurationsNear(model, ws, x, options, true);
+    report.generic_from_free_drivers = !samples.empty();
+  }
   for (const State& sample : samples) {
     const int rank = analyzeConstraintsAt(model, ws, sample, options).rank;
     smallest = std::min(smallest.value_or(rank), rank);

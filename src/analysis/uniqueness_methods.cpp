@@ -55,7 +55,7 @@ std::optional<UniquenessMethod> methodFromName(std::string_view name) {
 
 UniquenessTest::UniquenessTest(UniquenessMethod method, const MatX& C_s, Scalar rank_threshold,
                                Scalar uniqueness_threshold)
-    : method_(method), rank_threshold_(rank_threshold), uniqueness_threshold_(uniqueness_threshold), C_(C_s) {
+    : method_(method), uniqueness_threshold_(uniqueness_threshold), C_(C_s) {
   LOOPDYN_CHECK(rank_threshold > 0 && uniqueness_threshold > 0, "thresholds must be positive");
   const Eigen::Index nc = C_s.rows();
   if (nc == 0 || C_s.cols() == 0) {
@@ -123,6 +123,12 @@ int UniquenessTest::rankOf(const MatX& A, Scalar& margin) const {
   return countPivots(qr.matrixQR().diagonal().cwiseAbs(), pivot_threshold_, margin);
 }
 
+MatX UniquenessTest::nullRows(int row, int rows) const {
+  // (a block of a matrix without columns would offset its null data pointer)
+  if (N_.cols() == 0) return MatX(rows, 0);
+  return N_.middleRows(row, rows);
+}
+
 Decision UniquenessTest::nullBasisDecision(const MatX& B, Scalar scale) const {
   Decision d;
   d.indicator = scale > 0 ? B.norm() / scale : 0;
@@ -155,7 +161,7 @@ Decision UniquenessTest::element(const MatX& K) const {
 Decision UniquenessTest::pair(int row, int rows) const {
   LOOPDYN_CHECK(row >= 0 && rows >= 0 && row + rows <= C_.rows(), "rows [", row, ", ", row + rows, ") out of range");
   const auto C_X = C_.middleRows(row, rows);
-  if (method_ != UniquenessMethod::Rank) return nullBasisDecision(C_X.transpose() * N_.middleRows(row, rows), C_X.norm());
+  if (method_ != UniquenessMethod::Rank) return nullBasisDecision(C_X.transpose() * nullRows(row, rows), C_X.norm());
   // paper 001, sect. 3.3; paper 000, eq. (27): rank(C_X) + rank(C_Y) - rank(C) = 0
   Scalar margin_X = 0, margin_Y = 0;
   const int r_X = rankOf(C_X, margin_X);
@@ -169,7 +175,7 @@ Decision UniquenessTest::pair(int row, int rows) const {
 
 Decision UniquenessTest::component(int row) const {
   LOOPDYN_CHECK(row >= 0 && row < C_.rows(), "row ", row, " out of range [0, ", C_.rows(), ")");
-  if (method_ != UniquenessMethod::Rank) return nullBasisDecision(N_.row(row), 1);
+  if (method_ != UniquenessMethod::Rank) return nullBasisDecision(nullRows(row, 1), 1);
   // lambda_k is unique when row k is nonzero and independent of the other rows
   Scalar margin_k = 0, margin_rest = 0;
   const int r_k = rankOf(C_.row(row), margin_k);

@@ -63,7 +63,7 @@ const std::array<Scalar, GaussLegendreStep::kStages>& GaussLegendreStep::nodes()
 
 Scalar GaussLegendreStep::middleGapHalfWidth() { return (tables().c[2] - tables().c[1]) / 2; }
 
-GaussLegendreStep::GaussLegendreStep(int size) : size_(size), y0_(size), Y_(size) {
+GaussLegendreStep::GaussLegendreStep(int size) : y0_(size), Y_(size) {
   for (VecX& k : K_) k.resize(size);
   for (VecX& k : K_next_) k.resize(size);
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "test_models.hpp"
@@ -62,7 +63,8 @@ INSTANTIATE_TEST_SUITE_P(
         Expected{"mobile_robot", 21, 17, 5, 20, 17, 4, 20, "paper 001, eqs. (35)-(36)"},
         Expected{"spatial_parallelogram", 60, 45, 0, 44, 44, 0, 44, "paper 000, sect. 4"},
         Expected{"four_bar_spatial", 18, 20, 0, 17, 17, 0, 17, "four parallel revolutes: Grubler -2, mobility 1"},
-        Expected{"four_bar_planar", 9, 8, 0, 8, 8, 0, 8, "planar four-bar"}),
+        Expected{"four_bar_planar", 9, 8, 0, 8, 8, 0, 8, "planar four-bar"},
+        Expected{"three_rpr_singular", 21, 21, 0, 20, 20, 0, 21, "3-RPR, legs meeting in one point (issue 14)"}),
     [](const auto& info) { return std::string(info.param.model); });
 
 TEST(ConstraintRank, DoubleFourBarSingularityHasTwoVanishingPivots) {
@@ -72,6 +74,26 @@ TEST(ConstraintRank, DoubleFourBarSingularityHasTwoVanishingPivots) {
   EXPECT_GT(r.scaled_diagonal[11], 1e-3);
   EXPECT_LT(r.scaled_diagonal[12], 1e-12);
   EXPECT_LT(r.scaled_diagonal[13], 1e-12);
+}
+
+// A fully driven platform cannot move with its drivers held, so its generic rank comes from
+// configurations with the drivers released (C's rows do not depend on the values they prescribe);
+// at the radial pose the extra motion is the platform turning about its centre, the point where the
+// three leg lines meet (the legs turn with it; the platform centre stays: rate 0 by 1e-12).
+TEST(ConstraintRank, DrivenPlatformAtItsSingularPoseHasTheRotationAboutTheLegsMeetingPoint) {
+  const Model model = test::loadModel("three_rpr_singular");
+  const RankReport r = analyze(model);
+  EXPECT_TRUE(r.singular);
+  EXPECT_TRUE(r.generic_from_free_drivers);
+  EXPECT_GT(r.generic_samples_used, 0);
+  KinematicsWorkspace ws(model);
+  const State x = assemble(model, ws, initialState(model)).state;
+  evaluateConstraints(model, ws, x);
+  const AdmissibleMotions motions = admissibleMotions(model, ws, kRankThreshold);
+  ASSERT_EQ(motions.motions.cols(), 1);
+  const VecX platform = motions.motions.col(0).head(3);  // body 0: x, y, phi
+  EXPECT_GT(std::abs(platform(2)), 0.1);
+  EXPECT_LT(platform.head(2).norm(), 1e-12 * std::abs(platform(2)));
 }
 
 TEST(ConstraintRank, UnchangedWhenModelScaledByThousand) {

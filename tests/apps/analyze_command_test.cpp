@@ -36,6 +36,17 @@ TEST(AnalyzeCommand, TextReportNamesSingularity) {
   EXPECT_NE(r.output.find("singular     YES: rank 12 here, generic rank 14"), std::string::npos) << r.output;
 }
 
+// A driven platform at a singular pose (issue 14): not "assembly failed", but the singularity with
+// its rank, the generic rank, the extra motion and where that rank came from.
+TEST(AnalyzeCommand, DrivenPlatformAtASingularPoseIsReportedSingular) {
+  const CliRun r = run("analyze " + test::modelPath("three_rpr_singular"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("singular     YES: rank 20 here, generic rank 21 -> 1 extra admissible motion(s)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("with the drivers released"), std::string::npos) << r.output;
+}
+
 TEST(AnalyzeCommand, BrokenModelExitsWithCode2AndOneLocatedLine) {
   const std::string path = std::string(LOOPDYN_TEST_DATA_DIR) + "/broken/unknown_key.yaml";
   const CliRun r = run("analyze " + path);

@@ -53,6 +53,9 @@ struct RankReport {
   /// not computed.
   int generic_rank = -1;
   int generic_samples_used = 0;
+  /// The samples are configurations with the drivers released (the driven mechanism could not
+  /// move from x: see analyzeConstraints).
+  bool generic_from_free_drivers = false;
   /// This configuration is singular: its rank is below the generic rank.
   bool singular = false;
 };
@@ -71,8 +74,12 @@ RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, con
 /// lands on a branch of solutions through x at distance ~s. Several branches can meet at a
 /// singular point (e.g. locked assembly modes of the modified four-bars); the mechanism's motion
 /// is the branch of largest dimension, which has the smallest rank, so the generic rank is the
-/// smallest rank among the samples that converged. Samples that do not converge are skipped; if
-/// none converges, the generic rank is taken as the rank at x. Deterministic for a given seed.
+/// smallest rank among the samples that converged. Samples that do not converge are skipped. A
+/// driven mechanism that cannot move with its drivers held (fully driven, or at a singular
+/// configuration of the driven set) is sampled with the drivers released: C's rows do not depend
+/// on the prescribed values, so the rank there is that of the driven motion at other driver
+/// values. If no sample converges, the generic rank is taken as the rank at x. Deterministic for a
+/// given seed.
 RankReport analyzeConstraints(const Model& model, KinematicsWorkspace& ws, const State& x,
                               const RankOptions& options = {});
 

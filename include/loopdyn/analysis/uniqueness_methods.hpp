@@ -75,9 +75,11 @@ class UniquenessTest {
  private:
   int rankOf(const MatX& A, Scalar& margin) const;
   Decision nullBasisDecision(const MatX& B, Scalar scale) const;
+  /// Rows [row, row + rows) of the null-space basis N (none of its columns when C has full row rank).
+  MatX nullRows(int row, int rows) const;
 
   UniquenessMethod method_;
-  Scalar rank_threshold_, uniqueness_threshold_;
+  Scalar uniqueness_threshold_;
   Scalar pivot_threshold_ = 0;  ///< absolute: rank_threshold times the largest pivot of C_s
   int rank_ = 0;
   Scalar rank_margin_ = 0;

@@ -50,7 +50,6 @@ class GaussLegendreStep {
   int evaluations() const { return evaluations_; }
 
  private:
-  int size_;
   std::array<VecX, kStages> K_, K_next_;
   VecX y0_, Y_;
   Scalar h_ = 0;
