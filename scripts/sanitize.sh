@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The sanitizer half of README command 2 (docs/reliability.md): builds loopdyn with clang under
 # AddressSanitizer + UndefinedBehaviorSanitizer into ./build-sanitize, runs the unit tests there,
-# then the model fuzzer (fuzz/model_fuzzer.cpp) for FUZZ_SECONDS (default 90), seeded with the
+# then the model fuzzer (fuzz/model_fuzzer.cpp) for FUZZ_SECONDS (default 60), seeded with the
 # bundled models and tests/data. Any finding fails the run; the fuzzer's reproducer is left in
 # build-sanitize/fuzz-findings/ (make it a file in tests/data/broken with its expected message).
 # Longer runs: FUZZ_SECONDS=3600 scripts/sanitize.sh (docs/reliability.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${FUZZ_SECONDS:-90}"
+seconds="${FUZZ_SECONDS:-60}"
 
 CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLOOPDYN_SANITIZE=ON \
   -DLOOPDYN_BUILD_BENCH=OFF >/dev/null
@@ -16,7 +16,7 @@ cmake --build build-sanitize --parallel "$(nproc)"
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # (the simulations that repeat what the plain build already checked, at 5-10x the time here)
-slow='CrossFormulation|LadderPassage|PartitioningSwitching'
+slow='CrossFormulation|LadderPassage|PartitioningSwitching|RedundantEquivalence|ProjectionPaperModels'
 echo "sanitize: unit tests under ASan + UBSan (without: $slow)"
 ctest --test-dir build-sanitize --output-on-failure --parallel "$(nproc)" -E "$slow"
 

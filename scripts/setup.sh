@@ -8,7 +8,9 @@ packages=(
   libeigen3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsundials-dev
+  clang libclang-rt-14-dev llvm
 )
+# (clang, its sanitizer and libFuzzer runtimes and llvm-symbolizer: scripts/sanitize.sh)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -5,3 +5,5 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 ctest --test-dir build --output-on-failure --parallel "$(nproc)"
+# the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, then the model fuzzer
+scripts/sanitize.sh

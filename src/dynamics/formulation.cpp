@@ -30,7 +30,7 @@ void prepare(const Model& model, DynamicsWorkspace& ws, const State& x, const Ba
   ws.mass_llt.compute(ws.M);
   stabilizedGamma(model, ws, x, baumgarte);
   ws.At = (ws.kin.C.transpose() * ws.scaling.row.asDiagonal()).eval();
-  ws.mass_llt.matrixL().solveInPlace(ws.At);
+  if (ws.At.size() > 0) ws.mass_llt.matrixL().solveInPlace(ws.At);  // (empty: no constraint rows)
   ws.z0 = ws.mass_llt.matrixL().solve(ws.F);
 }
 

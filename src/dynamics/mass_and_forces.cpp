@@ -74,6 +74,7 @@ namespace {
 /// X <- M^-1 X block by block (X: a matrix or a vector with nv rows).
 template <class Matrix>
 void applyInverseMass(const Model& model, const std::vector<Mat3>& rotational, Matrix& X) {
+  if (X.size() == 0) return;  // (no constraint rows: Eigen's blocks of an empty matrix offset a null pointer)
   const int nvb = model.vPerBody();
   for (int b = 0; b < model.nb(); ++b) {
     const Scalar inverse_mass = 1 / model.bodies()[static_cast<std::size_t>(b)].mass;

@@ -44,9 +44,11 @@ ProjectiveCriterion projectiveCriterion(const MatX& M, const MatX& C, const Cons
   const MatX W0 = Eigen::LLT<MatX>(Mt).matrixL().solve(T.transpose());
   // eq. (23b): |k_i^(c)|^2 = g_i^T Y (Y^T Y)^+ Y^T g_i = |U^T g_i|^2, Y = L^-1 C^T, U an orthonormal
   // basis of range Y
-  const MatX Y = mass.matrixL().solve(C.transpose());
   MatX U(n, 0);
-  if (constrained) U = MatX(Eigen::ColPivHouseholderQR<MatX>(Y).householderQ()).leftCols(out.rank);
+  if (constrained) {
+    const MatX Y = mass.matrixL().solve(C.transpose());
+    U = MatX(Eigen::ColPivHouseholderQR<MatX>(Y).householderQ()).leftCols(out.rank);
+  }
   const MatX projected = U.transpose() * L_inv;
   for (int i = 0; i < n; ++i) {
     out.cos2_alpha.push_back(W0.col(i).squaredNorm() / minv_diag(i));

@@ -25,7 +25,7 @@ void TangentFactorization::compute(const KinematicsWorkspace& kin, const Constra
     return;
   }
   Q1.setIdentity(n, r);
-  Q1.applyOnTheLeft(qr.householderQ());
+  if (r > 0) Q1.applyOnTheLeft(qr.householderQ());  // (Eigen's blocks of an empty Q1 offset a null pointer)
   R11 = qr.matrixR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
   K.assign(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + qr.colsPermutation().size());
 }

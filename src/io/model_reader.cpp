@@ -154,9 +154,12 @@ YAML::Node require(Reader& r, const YAML::Node& map, const char* key, const std:
   const YAML::Node node = map[key];
   if (!node.IsDefined()) {
     // a misspelt key was already reported with a "did you mean" hint: say it once
+    bool misspelt = false;
     for (auto it = map.begin(); map.IsMap() && it != map.end(); ++it)
-      if (editDistance(it->first.as<std::string>(""), key) <= spellingTolerance(key)) return node;
-    r.error(map, what, ": missing required key '", key, "'");
+      misspelt = misspelt || editDistance(it->first.as<std::string>(""), key) <= spellingTolerance(key);
+    if (!misspelt) r.error(map, what, ": missing required key '", key, "'");
+    // (yaml-cpp's node for a missing key throws on every question but IsDefined; this one answers)
+    return YAML::Node(YAML::NodeType::Undefined);
   } else if (node.IsNull()) {
     r.error(node, what, ": key '", key, "' has no value");
   }
