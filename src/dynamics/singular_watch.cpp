@@ -41,9 +41,17 @@ Scalar SingularWatch::singularValueRatioAt(const Model& model, DynamicsWorkspace
   return std::sqrt(std::max<Scalar>(0, l(largest - r_ + 1)) / l(largest));
 }
 
+void SingularWatch::readExcess(const DynamicsWorkspace& ws) {
+  const TangentFactorization& tf = ws.tangent;
+  const auto size = std::min(tf.At.rows(), tf.At.cols());
+  last_excess_ = r_ < size ? tf.diagonalRatio(r_) : 0;
+  last_excess_row_ = r_ < size ? tf.qr.colsPermutation().indices()(r_) : -1;
+}
+
 Scalar SingularWatch::start(const Model& model, DynamicsWorkspace& ws, const State& x) {
   dip_at_end_ = false;
   last_ratio_ = ratioAt(model, ws, x);
+  readExcess(ws);
   armed_ = last_ratio_ >= kSingularRatio;  // a singular start is not a passage
   return last_ratio_;
 }
@@ -52,6 +60,7 @@ SingularWatch::Approach SingularWatch::afterStep(const Model& model, DynamicsWor
                                                  const Formulation::Step& step, const State& x) {
   Approach approach;
   const Scalar ratio_end = ratioAt(model, ws, x);
+  readExcess(ws);
   if (std::min(last_ratio_, ratio_end) >= kNearSingular) {
     dip_at_end_ = false;
     armed_ = true;
@@ -110,6 +119,7 @@ SingularWatch::Approach SingularWatch::afterStep(const Model& model, DynamicsWor
   dip_at_end_ = at_end;
   // the search evaluated other states: factorise at x again for what follows
   last_ratio_ = ratioAt(model, ws, x);
+  readExcess(ws);
   // left the neighbourhood after the closest approach: the next visit may count
   for (int k = best + 1; k <= kDipSamples + 1; ++k) armed_ = armed_ || ratio[k] >= kSingularRatio;
   return approach;

@@ -343,6 +343,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
 
   SingularWatch watch(rank);
   const Scalar ratio_start = watch.start(model, watch_ws, x0);
+  // (a start already above the generic rank is on a locked branch of its own: nothing locks later)
+  const bool watch_lockup = watch.lastExcessRatio() < kSingularRatio;
   rhs_how.project = ratio_start < kProjectRatio;
   CrossingPlan plan;
   if (ratio_start < kCrossingRatio) {
@@ -464,7 +466,27 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     step_info.t0 = t0;
     step_info.projected = false;
     step_info.on_constraints = crossing || rhs_how.project;
-    if (const SingularWatch::Approach approach = watch.afterStep(model, watch_ws, step_info, xp); approach.passage) {
+    const SingularWatch::Approach approach = watch.afterStep(model, watch_ws, step_info, xp);
+    if (watch_lockup && watch.lastExcessRatio() >= kSingularRatio) {
+      // the rank rose above the generic rank: fewer motions are admissible than along the motion
+      // so far, and a rigid model stops the excess with an impulse the equations do not contain
+      const auto& equation = model.equations()[static_cast<std::size_t>(watch.lastExcessEquation())];
+      const std::string& pair = model.pairs()[static_cast<std::size_t>(equation.pair)].name;
+      std::ostringstream os;
+      os << "between " << timeLabel(t0) << " and " << timeLabel(xp.t) << " the constraints lock the mechanism: the rank of "
+         << "C rose from " << rank << " to " << rank + 1 << " ("
+         << (equation.name == pair ? pair : equation.name + " of " + pair)
+         << " became independent of the others; |R_rr|/|R_11| = " << watch.lastExcessRatio() << "), so "
+         << model.nv() - rank - 1 << " motion(s) are admissible where the motion so far had " << model.nv() - rank
+         << "; a rigid model stops it with an impulse that the equations of motion do not contain (drivers or knife "
+            "edges that contradict each other, e.g. steering angles whose wheel axles no longer meet in one point)";
+      if (result.events.size() < kMaxEvents) result.events.push_back(timeLabel(xp.t) + ": lock-up: " + os.str());
+      result.ok = false;
+      result.failed_check = os.str();
+      result.failure = os.str();
+      break;
+    }
+    if (approach.passage) {
       State xs;
       VecX us;
       step_info.at(approach.t, xs, us);

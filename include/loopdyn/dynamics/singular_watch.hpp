@@ -71,6 +71,11 @@ class SingularWatch {
   Approach afterStep(const Model& model, DynamicsWorkspace& ws, const Formulation::Step& step, const State& x);
   /// |R_rr| / |R_11| at the end of the last step (or at the start).
   Scalar lastRatio() const { return last_ratio_; }
+  /// |R_(r+1)(r+1)| / |R_11| there: at or above kSingularRatio the rank exceeds the generic rank
+  /// r -- the constraints admit fewer motions than along the motion so far (a lock-up).
+  Scalar lastExcessRatio() const { return last_excess_; }
+  /// The equation that became independent there (the QR's pivot after the first r); -1 if none.
+  int lastExcessEquation() const { return last_excess_row_; }
   /// sigma_r / sigma_1 of C_s at the positions of x (from the eigenvalues of C_s C_s^T): smooth
   /// where |R_rr| / |R_11| jumps with the pivot order, for predicting where it vanishes.
   Scalar singularValueRatioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const;
@@ -78,6 +83,10 @@ class SingularWatch {
  private:
   int r_;
   Scalar last_ratio_ = 1;
+  Scalar last_excess_ = 0;
+  int last_excess_row_ = -1;
+  /// Reads the excess ratio from ws.tangent, factorised at a step end.
+  void readExcess(const DynamicsWorkspace& ws);
   bool dip_at_end_ = false;  ///< the last step's smallest ratio was at its end
   /// The motion has been away from singular configurations (ratio >= kSingularRatio) since the
   /// last passage or a singular start: one passage per visit (inside it, rounding makes the ratio
