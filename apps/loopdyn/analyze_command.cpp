@@ -6,6 +6,7 @@
 #include "analyze_report.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "commands.hpp"
+#include "number_checks.hpp"
 #include "criterion_sweep.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "exit_codes.hpp"
@@ -165,12 +166,12 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
                 "matrix, with the extra motions of a singular configuration");
   cmd->add_option("--samples", options->samples,
                   "Nearby configurations sampled to find the generic rank (0: skip the singularity test)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finiteNumber(false));
   cmd->add_option("--threshold", options->threshold, "Relative rank threshold on |R_kk|/|R_11|")
-      ->check(CLI::PositiveNumber);
+      ->check(finiteNumber(true));
   cmd->add_option("--uniqueness-threshold", options->uniqueness_threshold,
                   "Threshold on ||B_X||/||C_X|| below which a reaction counts as unique")
-      ->check(CLI::PositiveNumber);
+      ->check(finiteNumber(true));
   cmd->add_option("--method", options->method, "Uniqueness test: rank, qr, svd, nullspace, or all (qr decides)")
       ->check(CLI::IsMember({"all", "rank", "qr", "svd", "nullspace"}));
   cmd->add_option("--group", options->groups,

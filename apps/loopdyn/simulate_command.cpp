@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "number_checks.hpp"
 #include "exit_codes.hpp"
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
@@ -165,7 +166,7 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Forward dynamics from the assembled initial state, with joint reactions (unique or not) over time");
   cmd->add_option("model", o->model_path, "Model file (YAML)")->required();
-  cmd->add_option("--t-end", o->t_end, "Simulated time, s")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--t-end", o->t_end, "Simulated time, s")->required()->check(finiteNumber(true));
   cmd->add_option("--out", o->out_path, "Output table (CSV), one row per sample")->required();
   cmd->add_option("--method", o->method,
                   "Formulation: lagrange (least-norm multipliers), elimination (redundant equations removed), "
@@ -190,26 +191,26 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--integrator", o->integrator, "dopri5 (like ode45), bs23 (ode23), adams (ode113), rk4 (fixed step)")
       ->check(CLI::IsMember({"dopri5", "bs23", "adams", "rk4"}))
       ->capture_default_str();
-  cmd->add_option("--rtol", o->rtol, "Relative tolerance")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--atol", o->atol, "Absolute tolerance")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--max-step", o->max_step, "Largest step, s (0: no limit)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--step", o->step, "Step of rk4, s")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--rtol", o->rtol, "Relative tolerance")->check(finiteNumber(true))->capture_default_str();
+  cmd->add_option("--atol", o->atol, "Absolute tolerance")->check(finiteNumber(true))->capture_default_str();
+  cmd->add_option("--max-step", o->max_step, "Largest step, s (0: no limit)")->check(finiteNumber(false));
+  cmd->add_option("--step", o->step, "Step of rk4, s")->check(finiteNumber(true))->capture_default_str();
   cmd->add_option("--sample", o->sample, "Output interval, s (exact times, from the integrator's dense output)")
-      ->check(CLI::PositiveNumber)
+      ->check(finiteNumber(true))
       ->capture_default_str();
   cmd->add_option("--stabilization", o->stabilization,
                   "Constraint stabilisation: projection (after steps that drift), baumgarte, none")
       ->check(CLI::IsMember({"projection", "baumgarte", "none"}))
       ->capture_default_str();
   cmd->add_option("--baumgarte-alpha", o->baumgarte_alpha, "Baumgarte velocity gain 2 alpha, 1/s")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finiteNumber(false))
       ->capture_default_str();
   cmd->add_option("--baumgarte-beta", o->baumgarte_beta, "Baumgarte position gain beta^2, 1/s")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finiteNumber(false))
       ->capture_default_str();
   cmd->add_option("--projection-tolerance", o->projection_tolerance,
                   "Scaled constraint violation above which a step is projected (0: --rtol)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finiteNumber(false));
   cmd->add_option("--reactions", o->reactions, "Reaction columns: all, world (axes), joint (frame), none")
       ->check(CLI::IsMember({"all", "world", "joint", "none"}))
       ->capture_default_str();

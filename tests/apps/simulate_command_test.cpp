@@ -230,6 +230,29 @@ TEST(SimulateCommand, BadEliminationIsAUsageError) {
   EXPECT_TRUE(fs::is_empty(dir));
 }
 
+// Numbers out of their range are usage errors with plain messages (issue 22): not a range spelt
+// with the 309 digits of the largest double, and NaN is no longer taken as a positive time.
+TEST(SimulateCommand, NumbersOutOfRangeAreUsageErrorsWithPlainMessages) {
+  const fs::path dir = scratchDirectory("numbers");
+  const std::string model = test::modelPath("double_four_bar");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--t-end -1", "--t-end: must be greater than 0, got -1"},
+      {"--t-end nan", "--t-end: expected a finite number, got nan"},
+      {"--t-end 1e400", "--t-end: expected a finite number, got 1e400 (beyond the range of a double)"},
+      {"--t-end 1 --rtol 0", "--rtol: must be greater than 0, got 0"},
+      {"--t-end 1 --sample 0", "--sample: must be greater than 0, got 0"},
+      {"--t-end 1 --max-step -1", "--max-step: must be 0 or more, got -1"},
+      {"--t-end one", "--t-end: expected a number, got 'one'"},
+  };
+  for (const auto& [options, message] : cases) {
+    const test::CliRun r = test::runCli("simulate " + model + " " + options + " --out " + (dir / "a.csv").string());
+    EXPECT_EQ(r.exit_code, 1) << options;
+    EXPECT_NE(r.output.find(message), std::string::npos) << options << ":\n" << r.output;
+    EXPECT_LT(r.output.size(), 400u) << options << ":\n" << r.output;
+  }
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
 TEST(SimulateCommand, UnwritableOutputIsReportedWithItsPath) {
   const test::CliRun r = test::runCli("simulate " + test::modelPath("redundant_pendulum") +
                                       " --t-end 0.1 --out /nonexistent-dir/x.csv");

@@ -1,0 +1,36 @@
+#pragma once
+/// Checks of numeric command-line options with plain messages. (CLI11's PositiveNumber lets NaN
+/// through -- `--t-end nan` ran and exited 0 -- and states its range as the 309 digits of the
+/// largest double.)
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace loopdyn::cli {
+
+/// A finite number above zero (`positive`) or at least zero.
+inline CLI::Validator finiteNumber(bool positive) {
+  return CLI::Validator(
+      [positive](std::string& text) -> std::string {
+        double value = 0;
+        std::size_t used = 0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::out_of_range&) {
+          return "expected a finite number, got " + text + " (beyond the range of a double)";
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || used == 0) return "expected a number, got '" + text + "'";
+        if (!std::isfinite(value)) return "expected a finite number, got " + text;
+        if (positive ? !(value > 0) : !(value >= 0))
+          return std::string("must be ") + (positive ? "greater than 0" : "0 or more") + ", got " + text;
+        return {};
+      },
+      positive ? "POSITIVE" : "NON-NEGATIVE");
+}
+
+}  // namespace loopdyn::cli
