@@ -19,8 +19,6 @@
 /// so C_r^T w, the accelerations and the velocity and position corrections are the same. The
 /// least-norm multipliers reported as reactions are computed separately (formulation.hpp).
 
-#include <Eigen/Cholesky>
-
 #include <vector>
 
 #include "loopdyn/common/types.hpp"
@@ -60,9 +58,9 @@ class KineticGram {
 
   MatX Cr_, MinvCt_, G_;
   std::vector<int> touching_;  ///< rows touching one body (scratch of compute)
-  VecX D_;                  ///< pivots (zero for dependent rows)
-  std::vector<int> perm_;   ///< perm_[k]: the row of G factorised at step k
-  mutable VecX work_;       ///< scratch of solveInPlace (one workspace per thread)
+  VecX D_;                     ///< pivots (zero for dependent rows)
+  std::vector<int> perm_;      ///< perm_[k]: the row of G factorised at step k
+  mutable VecX work_;          ///< scratch of solveInPlace (one workspace per thread)
 };
 
 }  // namespace loopdyn
