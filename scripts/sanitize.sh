@@ -29,7 +29,7 @@ echo "sanitize: model fuzzer for ${seconds} s (seeds: models/, tests/data/)"
 log="$corpus.log"
 set +e
 build-sanitize/fuzz/loopdyn_model_fuzzer "$corpus" -dict=fuzz/model.dict -max_total_time="$seconds" -timeout=1 \
-  -rss_limit_mb=2048 -max_len=8192 -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
+  -rss_limit_mb=6000 -max_len=8192 -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
 status=$?
 set -e
 grep -E "^(#[0-9]+ *DONE|stat::number_of_executed_units|stat::average_exec_per_sec|stat::slowest_unit_time_sec)" "$log" || true
