@@ -274,6 +274,15 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     return status;
   };
 
+  // x.v from the formulation's velocity variables u at x's positions, ws.kin evaluated there: u
+  // itself for formulations that carry v (constraints only), else through the formulation's map
+  auto velocitiesAt = [&](State& x, Eigen::Ref<const VecX> u) -> std::string {
+    if (!formulation.carriesVelocities()) return formulation.evaluate(model, ws, x, u, du, Evaluation{});
+    x.v = u;
+    evaluateConstraints(model, ws.kin, x);
+    return {};
+  };
+
   // samples: the integrated state at t (interpolated) for its drift, then projected onto the
   // constraints with the dynamics evaluated there
   Sample sample;
@@ -282,13 +291,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   // not the integrator's: its drift says nothing about the integration and is not counted)
   auto emit = [&](Scalar t, const VecX& y, bool in_crossing = false) {
     positions(t, y, sample.x);
-    std::string problem;
-    if (formulation.carriesVelocities()) {
-      sample.x.v = y.segment(nq, nu);
-      evaluateConstraints(model, ws.kin, sample.x);
-    } else {
-      problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du, Evaluation{});
-    }
+    std::string problem = velocitiesAt(sample.x, y.segment(nq, nu));
     violations(model, ws, sample.x, sample.position_violation, sample.velocity_violation);
     positions(t, y, sample.x);
     if (problem.empty())
@@ -457,9 +460,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     if (!result.ok) break;
     positions(integrator.time(), integrator.state(), xp);
     u = integrator.state().segment(nq, nu);
-    // the velocities at the step's end: u itself, or through the formulation's map
-    if (formulation.carriesVelocities()) xp.v = u;
-    else formulation.evaluate(model, ws, xp, u, du, Evaluation{});
+    velocitiesAt(xp, u);  // (a problem there shows in the next step's evaluations)
     hermite.setEnd(model, 1, xp);
 
     // singular configurations inside the step: record, check the branch (singular_watch.hpp)
@@ -610,8 +611,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       integrator.reset(integrator.time(), integrator.state());
     }
     positions(integrator.time(), integrator.state(), x_start);
-    x_start.v = xp.v;
-    if (restart && formulation.carriesVelocities()) x_start.v = u;
+    x_start.v = xp.v;  // (projected with the positions where the step was projected)
     hermite.setEnd(model, 0, x_start);
   }
   result.statistics = integrator.statistics();
