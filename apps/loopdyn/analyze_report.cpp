@@ -238,9 +238,15 @@ void collectWarnings(AnalysisResults& res) {
                            std::to_string(res.rank.generic_rank) +
                            "): the uniqueness results hold at this configuration only; the mechanism's "
                            "neighbouring configurations can give different answers");
-  if (!u.methodsAgree())
-    res.warnings.push_back("the uniqueness methods disagree (see the methods column): the decision is close to a "
-                           "threshold; try --threshold / --uniqueness-threshold, or a configuration away from it");
+  if (!u.methodsAgree()) {
+    if (u.smallestMargin() < kSmallMargin)
+      res.warnings.push_back("the uniqueness methods disagree (see the methods column): the decision is close to a "
+                             "threshold; try --threshold / --uniqueness-threshold, or a configuration away from it");
+    else  // every decision is clear-cut, so a method is wrong, not the thresholds (issue 22)
+      res.warnings.push_back("the uniqueness methods disagree (see the methods column) although every decision is "
+                             "more than " + formatNumber(kSmallMargin) +
+                             " decades from its threshold: a numerical defect in one method; please report this model");
+  }
   if (!res.unique_only_here.empty()) {
     std::string list;
     for (const std::string& c : res.unique_only_here) list += (list.empty() ? "" : ", ") + c;

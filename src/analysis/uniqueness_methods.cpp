@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 
 #include "loopdyn/common/check.hpp"
 
@@ -33,6 +35,12 @@ int countPivots(const VecX& pivots, Scalar threshold, Scalar& margin) {
   if (rank > 0) margin = std::min(margin, decades(pivots(rank - 1), threshold));
   if (rank < pivots.size()) margin = std::min(margin, decades(pivots(rank), threshold));
   return rank;
+}
+
+/// An orthonormal basis of the span of the (independent) columns of A.
+MatX orthonormalBasis(const MatX& A) {
+  const Eigen::HouseholderQR<MatX> qr(A);
+  return qr.householderQ() * MatX::Identity(A.rows(), A.cols());
 }
 
 /// C without rows [row, row + rows).
@@ -86,8 +94,10 @@ UniquenessTest::UniquenessTest(UniquenessMethod method, const MatX& C_s, Scalar 
       break;
     }
     case UniquenessMethod::SVD: {
-      // paper 000, eq. (38), for C^T: lambda = V d; the columns of V of zero singular values
-      const Eigen::BDCSVD<MatX> svd(C_s.transpose(), Eigen::ComputeFullV);
+      // paper 000, eq. (38), for C^T: lambda = V d; the columns of V of zero singular values.
+      // One-sided Jacobi, not Eigen 3.4's divide-and-conquer BDCSVD: on some rank-deficient
+      // matrices (tests/data/matrices) BDCSVD's V spans the wrong null space (issue 22)
+      const Eigen::JacobiSVD<MatX> svd(C_s.transpose(), Eigen::ComputeFullV);
       const VecX& sigma = svd.singularValues();
       pivot_threshold_ = rank_threshold * (sigma.size() > 0 ? sigma(0) : 0);
       rank_ = countPivots(sigma, pivot_threshold_, rank_margin_);
@@ -103,15 +113,29 @@ UniquenessTest::UniquenessTest(UniquenessMethod method, const MatX& C_s, Scalar 
       pivot_threshold_ = rank_threshold * (pivots.size() > 0 ? pivots(0) : 0);
       rank_ = countPivots(pivots, pivot_threshold_, rank_margin_);
       LOOPDYN_ASSERT(rank_ == lu.rank());
-      if (rank_ < nc) {
-        N_ = lu.kernel();
-        N_.colwise().normalize();
-      } else {
-        N_.resize(nc, 0);
-      }
+      // an orthonormal basis of the kernel's span, so that ||K N|| / ||K|| means the same as in
+      // the qr and svd tests
+      N_ = rank_ < nc ? orthonormalBasis(lu.kernel()) : MatX(nc, 0);
       break;
     }
   }
+  verifyNullBasis();
+}
+
+void UniquenessTest::verifyNullBasis() const {
+  if (N_.cols() == 0) return;
+  // C_s^T N = 0 up to what the factorisation discarded (at most one column or singular value below
+  // the pivot threshold per row or column of C_s) and rounding; N^T N = I up to rounding
+  const Scalar dimensions = static_cast<Scalar>(C_.rows() + C_.cols());
+  const Scalar residual = (C_.transpose() * N_).norm();
+  const Scalar allowed =
+      std::sqrt(dimensions) * pivot_threshold_ + 1e3 * std::numeric_limits<Scalar>::epsilon() * C_.norm();
+  const Scalar orthonormality = (N_.transpose() * N_ - MatX::Identity(N_.cols(), N_.cols())).norm();
+  if (residual > allowed || orthonormality > 1e-10)
+    throw std::logic_error(detail::concat("internal error: the ", methodName(method_),
+                                          " uniqueness test's null-space basis fails its check (||C^T N|| = ",
+                                          residual, ", allowed ", allowed, "; ||N^T N - I|| = ", orthonormality,
+                                          "); please report this model"));
 }
 
 int UniquenessTest::rankOf(const MatX& A, Scalar& margin) const {

@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/QR>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
 namespace loopdyn {
 namespace {
 
@@ -45,6 +51,62 @@ TEST(UniquenessMethods, ParallelSupportsShareTheirLoad) {
     EXPECT_FALSE(test.element(first).unique) << methodName(method);
     EXPECT_GT(test.element(first).margin, 5) << methodName(method) << ": a clear-cut case";
   }
+}
+
+/// A sparse matrix stored as "rows cols" and then "row col value" lines ('#' lines are comments).
+MatX readMatrix(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << path;
+  std::string line;
+  MatX C;
+  while (std::getline(in, line)) {
+    if (line.empty() || line.front() == '#') continue;
+    std::istringstream fields(line);
+    if (C.size() == 0) {
+      Eigen::Index rows = 0, cols = 0;
+      fields >> rows >> cols;
+      C = MatX::Zero(rows, cols);
+      continue;
+    }
+    Eigen::Index i = 0, j = 0;
+    Scalar value = 0;
+    fields >> i >> j >> value;
+    C(i, j) = value;
+  }
+  return C;
+}
+
+/// Issue 22, defect 1: Eigen's BDCSVD gave a wrong null-space basis for this matrix, and the svd
+/// method called unique multipliers non-unique with margins of 5 decades. Every method must give
+/// the definition's answer: lambda_k is unique when no z with C^T z = 0 has z_k != 0, i.e. when
+/// row k of an orthonormal null-space basis (here from a complete orthogonal decomposition, a
+/// factorisation none of the methods uses) vanishes.
+TEST(UniquenessMethods, LargeRankDeficientMatrixGetsTheDefinitionsAnswerFromEveryMethod) {
+  const MatX C = readMatrix(std::string(LOOPDYN_TEST_DATA_DIR) + "/matrices/bdcsvd_wrong_null_basis.txt");
+  ASSERT_EQ(C.rows(), 73);
+  Eigen::CompleteOrthogonalDecomposition<MatX> cod(C.transpose());
+  cod.setThreshold(1e-10);
+  ASSERT_EQ(cod.rank(), 62);
+  // null space of C^T: orthogonal complement of the range of C, from the COD's Q of C
+  const Eigen::CompleteOrthogonalDecomposition<MatX> codC(C);
+  const MatX N = MatX(codC.householderQ()).rightCols(C.rows() - 62);
+  ASSERT_LT((C.transpose() * N).norm() / C.norm(), 1e-13);
+  int unique = 0;
+  for (UniquenessMethod method : kMethods) {
+    const UniquenessTest test(method, C, 1e-10, kUniquenessThreshold);
+    EXPECT_EQ(test.rank(), 62) << methodName(method);
+    for (int row = 0; row < C.rows(); ++row) {
+      // rounding leaves 1e-15 in the rows of unique multipliers; a free one's row is O(0.1)
+      const bool expected = N.row(row).norm() < 1e-10;
+      const Decision d = test.component(row);
+      EXPECT_EQ(d.unique, expected) << methodName(method) << ", row " << row << ": indicator " << d.indicator;
+      EXPECT_GT(d.margin, 3) << methodName(method) << ", row " << row;
+      unique += expected ? 1 : 0;
+    }
+  }
+  // the matrix mixes both answers (checked once per method)
+  EXPECT_GT(unique, 4 * 10);
+  EXPECT_LT(unique, 4 * 73);
 }
 
 TEST(UniquenessMethods, FullRowRankMakesEverythingUnique) {

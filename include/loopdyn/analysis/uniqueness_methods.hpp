@@ -75,6 +75,9 @@ class UniquenessTest {
  private:
   int rankOf(const MatX& A, Scalar& margin) const;
   Decision nullBasisDecision(const MatX& B, Scalar scale) const;
+  /// Throws std::logic_error unless N is an orthonormal basis of the null space of C_s^T: a
+  /// wrong basis (issue 22) would silently turn unique reactions into non-unique ones.
+  void verifyNullBasis() const;
   /// Rows [row, row + rows) of the null-space basis N (none of its columns when C has full row rank).
   MatX nullRows(int row, int rows) const;
 
@@ -83,8 +86,8 @@ class UniquenessTest {
   Scalar pivot_threshold_ = 0;  ///< absolute: rank_threshold times the largest pivot of C_s
   int rank_ = 0;
   Scalar rank_margin_ = 0;
-  MatX C_;  ///< C_s (rank method)
-  MatX N_;  ///< basis of the null space of C_s^T, unit columns (qr, svd, nullspace)
+  MatX C_;  ///< C_s
+  MatX N_;  ///< orthonormal basis of the null space of C_s^T (qr, svd, nullspace), checked
 };
 
 }  // namespace loopdyn
