@@ -237,10 +237,8 @@ void readMarker(Reader& r, const YAML::Node& node, int dimension, MarkerSpec& ou
   r.text(require(r, node, "name", what), out.name, what + " name");
   const std::string label = "marker '" + out.name + "'";
   if (has(node, "position")) r.vector(at(node, "position"), dimension, out.position, label + " position");
-  if (dimension == 2 && has(node, "angle")) {
-    Scalar angle = 0;
-    if (r.scalar(at(node, "angle"), angle, label + " angle")) out.orientation = rotationZ(angle);
-  }
+  if (dimension == 2 && has(node, "angle") && r.scalar(at(node, "angle"), out.angle, label + " angle"))
+    out.orientation = rotationZ(out.angle);
   if (dimension == 3) {
     if (has(node, "axis") && has(node, "orientation")) {
       r.error(node, label, ": give either axis or orientation, not both");
@@ -308,10 +306,8 @@ void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
   const YAML::Node inertia = require(r, node, "inertia", what);
   if (inertia.IsDefined() && !inertia.IsNull()) readInertia(r, inertia, dimension, out.inertia, what);
   if (has(node, "position")) r.vector(at(node, "position"), dimension, out.position, what + " position");
-  if (dimension == 2 && has(node, "angle")) {
-    Scalar angle = 0;
-    if (r.scalar(at(node, "angle"), angle, what + " angle")) out.orientation = rotationZ(angle);
-  }
+  if (dimension == 2 && has(node, "angle") && r.scalar(at(node, "angle"), out.angle, what + " angle"))
+    out.orientation = rotationZ(out.angle);
   if (dimension == 3 && has(node, "orientation"))
     readOrientation(r, at(node, "orientation"), out.orientation, what + " orientation");
   if (has(node, "velocity")) {

@@ -126,7 +126,7 @@ Jet driverEquation(const Model& model, const Driver& driver, const BodyMotion& m
     case DriverTarget::JointTranslation: return dot(planar ? f1.x() : f1.z(), d) - f;
     case DriverTarget::JointRotation: {
       if (planar) {
-        const Scalar a1 = planarAngle(driver.first.orientation), a2 = planarAngle(driver.second.orientation);
+        const Scalar a1 = driver.first.angle, a2 = driver.second.angle;  // unwrapped, as written
         const Jet theta = (planarAngleJet(m2, 1) + Jet::constant(a2)) - (planarAngleJet(m1, 0) + Jet::constant(a1));
         return theta - f;
       }

@@ -128,7 +128,7 @@ std::optional<MarkerFrame> resolve(const ModelSpec& spec, const BodyTable& table
       it->second == kGround ? spec.ground_markers : spec.bodies[static_cast<std::size_t>(it->second)].markers;
   std::vector<std::string> names;
   for (const MarkerSpec& m : markers) {
-    if (m.name == ref.marker) return MarkerFrame{it->second, m.position, m.orientation};
+    if (m.name == ref.marker) return MarkerFrame{it->second, m.position, m.orientation, planarAngleNear(m.orientation, m.angle)};
     names.push_back(m.name);
   }
   check.error(ref.where, "unknown marker '", ref.marker, "' on body '", ref.body, "'", didYouMean(ref.marker, names));
@@ -290,7 +290,8 @@ Model compile(const ModelSpec& spec) {
     body.where = bs.where;
     for (const MarkerSpec& ms : bs.markers) {
       body.marker_names.push_back(ms.name);
-      body.markers.push_back({static_cast<BodyIndex>(model.bodies_.size()), ms.position, ms.orientation});
+      body.markers.push_back({static_cast<BodyIndex>(model.bodies_.size()), ms.position, ms.orientation,
+                              planarAngleNear(ms.orientation, ms.angle)});
     }
     model.bodies_.push_back(std::move(body));
   }
@@ -355,7 +356,7 @@ Model compile(const ModelSpec& spec) {
     };
     if (spec.dimension == 2) {
       model.initial_q_.segment<2>(qo) = bs.position.head<2>();
-      model.initial_q_(qo + 2) = planarAngle(bs.orientation);
+      model.initial_q_(qo + 2) = planarAngleNear(bs.orientation, bs.angle);
       if (bs.linear_velocity) {
         model.initial_v_.segment<2>(vo) = bs.linear_velocity->head<2>();
         prescribe(0, 2);

@@ -47,6 +47,10 @@ Mat3 frameWithZAxis(const Vec3& z_axis) {
 
 Scalar planarAngle(const Mat3& R) { return std::atan2(R(1, 0), R(0, 0)); }
 
+Scalar planarAngleNear(const Mat3& R, Scalar reference) {
+  return reference + wrapAngle(planarAngle(R) - reference);
+}
+
 Scalar wrapAngle(Scalar angle) {
   constexpr Scalar pi = std::numbers::pi;
   Scalar wrapped = std::remainder(angle, 2 * pi);

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <numbers>
+#include <sstream>
+#include <string>
+
 #include "loopdyn/io/model_reader.hpp"
 #include "test_models.hpp"
 
@@ -54,6 +59,67 @@ TEST(Assembly, InconsistentPrescriptionIsChangedAndReported) {
   EXPECT_TRUE(result.converged);
   EXPECT_FALSE(result.prescribed_velocities_kept);
   EXPECT_GT(result.velocity_change, 0.1);
+}
+
+/// A driven double pendulum, exactly assembled as written: crank b1 at 0.4 rad, b2 at `b2_angle`;
+/// the drivers hold the joint angles the file's numbers give, whole turns included.
+std::string drivenDoublePendulum(const std::string& marker_angle, const std::string& b2_angle,
+                                 const std::string& j1_value, const std::string& j2_value) {
+  return R"(
+name: driven_double_pendulum
+dimension: 2
+gravity: [0, -9.81]
+ground:
+  markers: [{name: pivot, position: [0, 0]}]
+bodies:
+  - {name: b1, mass: 1, inertia: 0.0833, angle: 0.4, position: [0.4605304970014426, 0.1947091711543253],
+     markers: [{name: base, position: [-0.5, 0], angle: )" + marker_angle + R"(}, {name: tip, position: [0.5, 0]}]}
+  - {name: b2, mass: 1, inertia: 0.0833, angle: )" + b2_angle + R"(, position: [1.4, 0.5],
+     markers: [{name: base, position: [-0.5, 0]}]}
+joints:
+  - {name: j1, type: revolute, between: [ground.pivot, b1.base]}
+  - {name: j2, type: revolute, between: [b1.tip, b2.base]}
+drivers:
+  - {name: d1, joint: j1, profile: {type: constant, value: )" + j1_value + R"(}}
+  - {name: d2, joint: j2, profile: {type: constant, value: )" + j2_value + R"(}}
+)";
+}
+
+TEST(Assembly, DrivenAnglesCountTheWholeTurnsWrittenInTheFile) {
+  // issue 22, defect 2: marker and body angles were reduced to (-pi, pi] and the drivers' joint
+  // angles lost their whole turns; assembly then moved b1 from 0.4 to -1.38 rad
+  const Scalar turn = 2 * std::numbers::pi;
+  struct Case {
+    const char* what;
+    std::string marker_angle, b2_angle;
+    Scalar j1, j2;
+  };
+  const Case cases[] = {
+      {"as is", "0.2", "0.3", 0.6, -0.1},
+      {"marker angle 0.2 + 2 pi", "6.483185307179586", "0.3", 0.6 + turn, -0.1},
+      {"body angle 0.3 + 2 pi", "0.2", "6.583185307179586", 0.6, -0.1 + turn},
+  };
+  for (const Case& c : cases) {
+    auto number = [](Scalar x) {
+      std::ostringstream os;
+      os.precision(17);
+      os << x;
+      return os.str();
+    };
+    ModelSpec spec = io::parseModel(drivenDoublePendulum(c.marker_angle, c.b2_angle, number(c.j1), number(c.j2)),
+                                    "driven_double_pendulum.yaml");
+    // b2's centre from b1's tip and b2's angle, so that the file is exactly assembled
+    const Vec3 tip(std::cos(0.4), std::sin(0.4), 0);
+    spec.bodies[1].position = tip + 0.5 * Vec3(std::cos(0.3), std::sin(0.3), 0);
+    const Model model = compile(spec);
+    KinematicsWorkspace ws(model);
+    const State written = initialState(model);
+    const AssemblyResult result = assemble(model, ws, written);
+    ASSERT_TRUE(result.converged) << c.what << ": " << result.message;
+    // assembled as written: nothing moves beyond rounding (1e-12 m on 1 m rods, 1e-12 rad)
+    EXPECT_LT((result.state.q - written.q).cwiseAbs().maxCoeff(), 1e-12) << c.what;
+    EXPECT_NEAR(result.state.q(2), 0.4, 1e-12) << c.what;
+  }
 }
 
 TEST(Assembly, ImpossibleClosureFailsNamingTheJoints) {

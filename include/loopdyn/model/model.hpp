@@ -24,6 +24,8 @@ struct MarkerFrame {
   BodyIndex body = kGround;
   Vec3 position = Vec3::Zero();         ///< in the body frame
   Mat3 orientation = Mat3::Identity();  ///< in the body frame
+  /// 2D: the angle of `orientation`, unwrapped as written (driven joint angles count whole turns)
+  Scalar angle = 0;
 };
 
 struct Body {

@@ -20,6 +20,8 @@ struct MarkerSpec {
   Vec3 position = Vec3::Zero();           ///< in the body frame
   Mat3 orientation = Mat3::Identity();    ///< marker axes in the body frame
   SourceLocation where;
+  /// 2D: the angle of `orientation` as written, whole turns included (0 when built from a matrix)
+  Scalar angle = 0;
 };
 
 /// A rigid body. The body frame origin is the centre of mass.
@@ -33,6 +35,8 @@ struct BodySpec {
   std::optional<Vec3> angular_velocity;  ///< prescribed initial angular velocity, world frame
   std::vector<MarkerSpec> markers;
   SourceLocation where;
+  /// 2D: the angle of `orientation` as written, whole turns included (0 when built from a matrix)
+  Scalar angle = 0;
 };
 
 /// "body.marker" as written in a joint, driver or force.

@@ -27,6 +27,10 @@ Mat3 frameWithZAxis(const Vec3& z_axis);
 /// The angle of a planar rotation matrix (atan2 of its first column).
 Scalar planarAngle(const Mat3& R);
 
+/// The angle of a planar rotation matrix within pi of `reference`: the matrix's angle with the
+/// whole turns of `reference` (a matrix forgets them; a joint angle written as 0.2 + 2 pi must not).
+Scalar planarAngleNear(const Mat3& R, Scalar reference);
+
 /// Wraps an angle into (-pi, pi].
 Scalar wrapAngle(Scalar angle);
 
