@@ -48,7 +48,9 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
 
   evaluateConstraints(model, ws, out.state);
   Scalar residual = scaledPositionResidual(model, ws, s);
-  while (residual > options.position_tolerance && out.iterations < options.max_iterations) {
+  // the requested tolerance, or what rounding allows far from the origin
+  const Scalar tolerance = std::max(options.position_tolerance, positionResidualFloor(model, guess.q));
+  while (residual > tolerance && out.iterations < options.max_iterations) {
     ++out.iterations;
     // Newton step in scaled coordinates: minimum-norm least squares, robust to dependent rows
     const MatX Cs = s.row.head(m).asDiagonal() * ws.C.topRows(m) * s.col.asDiagonal();
@@ -71,12 +73,12 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
   }
   evaluateConstraints(model, ws, out.state);
   out.position_residual = residual;
-  out.converged = residual <= options.position_tolerance;
+  out.converged = residual <= tolerance;
   out.pair_residuals = pairResiduals(model, ws, out.state);
   if (!out.converged) {
     std::ostringstream os;
     os << "assembly failed after " << out.iterations << " Newton iterations (relative residual " << residual
-       << " > " << options.position_tolerance << "); largest residuals: "
+       << " > " << tolerance << "); largest residuals: "
        << worstPairs(model, out.pair_residuals, L == 1 ? "m" : "m (scaled)");
     out.message = os.str();
   }

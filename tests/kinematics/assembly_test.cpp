@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <sstream>
 #include <string>
 
 #include "loopdyn/io/model_reader.hpp"
+#include "loopdyn/spatial/rotation.hpp"
 #include "test_models.hpp"
 
 namespace loopdyn {
@@ -119,6 +121,62 @@ TEST(Assembly, DrivenAnglesCountTheWholeTurnsWrittenInTheFile) {
     // assembled as written: nothing moves beyond rounding (1e-12 m on 1 m rods, 1e-12 rad)
     EXPECT_LT((result.state.q - written.q).cwiseAbs().maxCoeff(), 1e-12) << c.what;
     EXPECT_NEAR(result.state.q(2), 0.4, 1e-12) << c.what;
+  }
+}
+
+/// `spec` with every position (bodies and ground markers) moved by `offset`.
+ModelSpec shifted(ModelSpec spec, const Vec3& offset) {
+  for (BodySpec& b : spec.bodies) b.position += offset;
+  for (MarkerSpec& mk : spec.ground_markers) mk.position += offset;
+  return spec;
+}
+
+/// Every length times `factor`: positions, markers, distance lengths, inertias.
+ModelSpec scaled(ModelSpec spec, Scalar factor) {
+  for (MarkerSpec& mk : spec.ground_markers) mk.position *= factor;
+  for (BodySpec& b : spec.bodies) {
+    b.position *= factor;
+    b.inertia *= factor * factor;
+    for (MarkerSpec& mk : b.markers) mk.position *= factor;
+  }
+  for (JointSpec& j : spec.joints) j.length *= factor;
+  return spec;
+}
+
+TEST(Assembly, ExactlyAssembledMechanismsFarFromTheOriginAreAcceptedAsTheyAre) {
+  // issue 22, defect 3: a 2 m four-bar at (1e4, 1e4) m and a 2 mm one at (30, 30) m failed with
+  // "relative residual 2e-12 > 1e-12" while their residuals were rounding (3.6e-15 m)
+  ModelSpec spec = io::readModelFile(test::modelPath("four_bar_planar"));
+  {
+    // write the assembled poses back: the file is then exactly assembled
+    const Model model = compile(spec);
+    KinematicsWorkspace ws(model);
+    const AssemblyResult result = assemble(model, ws, initialState(model));
+    ASSERT_TRUE(result.converged) << result.message;
+    for (int b = 0; b < model.nb(); ++b) {
+      spec.bodies[static_cast<std::size_t>(b)].position.head<2>() = result.state.q.segment<2>(3 * b);
+      spec.bodies[static_cast<std::size_t>(b)].angle = result.state.q(3 * b + 2);
+      spec.bodies[static_cast<std::size_t>(b)].orientation = rotationZ(result.state.q(3 * b + 2));
+    }
+  }
+  struct Case {
+    const char* what;
+    ModelSpec spec;
+  };
+  const Case cases[] = {{"2 m four-bar at (1e4, 1e4) m", shifted(spec, Vec3(1e4, 1e4, 0))},
+                        {"2 mm four-bar at (30, 30) m", shifted(scaled(spec, 1e-3), Vec3(30, 30, 0))}};
+  for (const Case& c : cases) {
+    const Model model = compile(c.spec);
+    KinematicsWorkspace ws(model);
+    const State written = initialState(model);
+    const AssemblyResult result = assemble(model, ws, written);
+    ASSERT_TRUE(result.converged) << c.what << ": " << result.message;
+    // closed to rounding: every joint within 16 eps of the largest coordinate (1e4 m: 3.6e-11 m)
+    const Scalar R = written.q.cwiseAbs().maxCoeff();
+    evaluateConstraints(model, ws, result.state);
+    EXPECT_LT(ws.Phi.cwiseAbs().maxCoeff(), 16 * std::numeric_limits<Scalar>::epsilon() * R) << c.what;
+    // and nothing moved beyond that either
+    EXPECT_LT((result.state.q - written.q).cwiseAbs().maxCoeff(), 1e-9 * model.characteristicLength()) << c.what;
   }
 }
 

@@ -18,7 +18,8 @@
 namespace loopdyn {
 
 struct AssemblyOptions {
-  /// Converged when the scaled residual is below tolerance * L (L: characteristic length).
+  /// Converged when the scaled residual ||Phi_s|| / L is below this (L: characteristic length),
+  /// or below the rounding floor of the mechanism's coordinates (positionResidualFloor) if larger.
   Scalar position_tolerance = 1e-12;
   Scalar velocity_tolerance = 1e-12;
   int max_iterations = 50;

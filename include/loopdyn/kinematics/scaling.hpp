@@ -19,4 +19,11 @@ struct ConstraintScaling {
 
 ConstraintScaling constraintScaling(const Model& model);
 
+/// The smallest scaled position residual ||Phi_s|| / L that Newton can reach at positions q in
+/// floating point. The equations subtract positions of size R (the largest coordinate of a body
+/// centre or ground marker), each of which is stored to within eps R; a 2 mm four-bar 30 m from
+/// the origin cannot close better than 1e-15 m, which is 1e-12 of its size. Tolerances on
+/// ||Phi_s|| / L are therefore at least this floor (issue 22).
+Scalar positionResidualFloor(const Model& model, const VecX& q);
+
 }  // namespace loopdyn
