@@ -6,6 +6,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <numbers>
+#include <optional>
 #include <sstream>
 
 #include "loopdyn/common/spelling.hpp"
@@ -61,7 +62,7 @@ class Reader {
       } catch (const YAML::Exception&) {
       }
     }
-    error(node, what, ": expected a number, got ", describe(node));
+    error(node, what, ": expected a finite number, got ", describe(node));
     return false;
   }
 
@@ -580,10 +581,33 @@ ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_n
   return spec;
 }
 
+/// Where `text` stops being UTF-8 text: a control character other than tab, line feed and carriage
+/// return, or a byte sequence that is not UTF-8. None for text.
+std::optional<SourceLocation> firstNonText(const std::string& text, const std::string& file_name) {
+  int line = 1, column = 1;
+  for (std::size_t i = 0; i < text.size(); ++column) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    // the length of the UTF-8 sequence this byte starts (0: it cannot start one)
+    const std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+    bool valid = length > 0 && i + length <= text.size() && (byte >= 0x20 || byte == '\t' || byte == '\n' || byte == '\r') &&
+                 byte != 0x7F;
+    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (!valid) return SourceLocation{file_name, line, column};
+    if (byte == '\n') {
+      ++line;
+      column = 0;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ModelSpec parseModel(const std::string& text, const std::string& file_name) {
   Reader r(file_name);
+  if (const std::optional<SourceLocation> bad = firstNonText(text, file_name))
+    throw ModelError({{*bad, "not a text file: the byte here is not UTF-8 text (a binary file?)"}});
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -3,6 +3,8 @@
 #include <Eigen/QR>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -21,11 +23,13 @@ Scalar scaledPositionResidual(const Model& model, const KinematicsWorkspace& ws,
 std::string worstPairs(const Model& model, const std::vector<Scalar>& residuals, const char* unit) {
   std::vector<std::size_t> order(residuals.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return residuals[a] > residuals[b]; });
+  // not-a-number residuals first (a NaN would break the ordering), then the largest
+  auto key = [&](std::size_t k) { return std::isnan(residuals[k]) ? std::numeric_limits<Scalar>::infinity() : residuals[k]; };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) > key(b); });
   std::ostringstream os;
   int shown = 0;
   for (std::size_t k : order) {
-    if (residuals[k] <= 0 || shown == 4) break;
+    if (!(key(k) > 0) || shown == 4) break;
     const Pair& pair = model.pairs()[k];
     os << (shown++ ? ", " : "") << pair.type << " '" << pair.name << "' " << residuals[k] << ' ' << unit;
   }

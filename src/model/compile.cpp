@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -86,6 +87,15 @@ constexpr Scalar kLargestScale = 1e150;
 /// model's is numerical nonsense (the equations of motion would divide by it).
 constexpr Scalar kSmallestFraction = 1e-12;
 
+/// Positions farther from the origin than this many model sizes are resolved only to 2e-10 of the
+/// size by a double (assembly's rounding floor, positionResidualFloor); beyond it the mechanism
+/// cannot be assembled or simulated to any useful accuracy.
+constexpr Scalar kFarthestPosition = 1e6;
+
+/// Largest number of velocity coordinates, and of constraint equations, of a model: dense
+/// matrices of 6000 x 6000 take 0.29 GB each and a factorisation some minutes.
+constexpr int kLargestDenseSize = 6000;
+
 /// Masses and inertias out of all proportion to the model's, and gravity or stiffness whose
 /// energies overflow: each a plain model error (nothing downstream can make sense of them).
 void checkPhysicalScales(const ModelSpec& spec, Checker& check) {
@@ -111,6 +121,29 @@ void checkPhysicalScales(const ModelSpec& spec, Checker& check) {
       check.error(spec.gravity_where.known() ? spec.gravity_where : spec.where, "gravity ", g, " m/s^2 on body '",
                   body.name, "' gives energies beyond ", kLargestScale, " J");
   }
+  auto checkPosition = [&](const Vec3& position, const SourceLocation& where, const std::string& what) {
+    const Scalar far = position.cwiseAbs().maxCoeff();
+    if (std::isfinite(far) && far > kFarthestPosition * size)
+      check.error(where, what, ": position ", far, " m from the origin is beyond ", kFarthestPosition,
+                  " times the mechanism's size (", size, " m), where a double resolves it to ",
+                  far * std::numeric_limits<Scalar>::epsilon(), " m only; move the origin nearer");
+  };
+  for (const BodySpec& body : spec.bodies) checkPosition(body.position, body.where, "body '" + body.name + "'");
+  for (const MarkerSpec& m : spec.ground_markers) checkPosition(m.position, m.where, "ground marker '" + m.name + "'");
+  // profiles: values, rates or accelerations that overflow the equations (a sine of 1e308 Hz)
+  auto checkProfile = [&](const Profile& profile, const SourceLocation& where, const std::string& what) {
+    const Scalar magnitude = profile.magnitude();
+    if (!(magnitude <= kLargestScale))
+      check.error(where, what, ": its profile (value, rate or acceleration) reaches ", magnitude, ", beyond ",
+                  kLargestScale);
+  };
+  for (const DriverSpec& d : spec.drivers) checkProfile(d.profile, d.where, "driver '" + d.name + "'");
+  for (const ForceSpec& f : spec.forces)
+    if (f.type != ForceType::SpringDamper) checkProfile(f.profile, f.where, "force '" + f.name + "'");
+  for (const JointSpec& j : spec.joints)
+    if (j.type == JointType::Distance && std::isfinite(j.length) && j.length > kFarthestPosition * size)
+      check.error(j.where, "distance joint '", j.name, "': length ", j.length, " m is beyond ", kFarthestPosition,
+                  " times the mechanism's size (", size, " m)");
   for (const ForceSpec& f : spec.forces)
     if (f.type == ForceType::SpringDamper && (f.stiffness * size * size > kLargestScale || f.damping * size > kLargestScale))
       check.error(f.where, "spring-damper '", f.name, "': stiffness or damping gives forces beyond ", kLargestScale);
@@ -341,6 +374,13 @@ Model compile(const ModelSpec& spec) {
     for (const std::string& problem : resolveGroup(model, gs, group)) check.error(gs.where, problem);
     model.groups_.push_back(std::move(group));
   }
+  // every formulation so far holds C and its factors as dense matrices (the relative-coordinate
+  // DCA formulations will not): beyond this the memory and the O(n^3) factorisations are out of reach
+  if (model.nv() > kLargestDenseSize || model.nc() > kLargestDenseSize)
+    check.error(spec.where, "the model is too large: n = ", model.nv(), " velocity coordinates and ", model.nc(),
+                " constraint equations, beyond loopdyn's limit of ", kLargestDenseSize,
+                " for each (its formulations keep dense n x (m + h) matrices: ",
+                8.0 * model.nv() * model.nc() / 1e9, " GB each here)");
   check.throwIfAny();
 
   // initial state as written (approximate; kinematics/assembly makes it consistent)

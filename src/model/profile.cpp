@@ -118,6 +118,30 @@ ProfileValue Profile::evaluate(Scalar t) const {
   return out;
 }
 
+Scalar Profile::magnitude() const {
+  Scalar bound = 0;
+  switch (kind_) {
+    case Kind::Constant: return std::abs(coefficients_[0]);
+    case Kind::Polynomial:
+      // |c_k t^k| and its derivatives on [0, 1]: at most |c_k| k (k - 1) (or |c_k| for k < 2)
+      for (std::size_t k = 0; k < coefficients_.size(); ++k)
+        bound += std::abs(coefficients_[k]) * std::max<Scalar>(1, static_cast<Scalar>(k * k));
+      return bound;
+    case Kind::Sine: {
+      const Scalar amp = std::abs(coefficients_[1]), w = std::abs(coefficients_[2]);
+      return std::abs(coefficients_[0]) + amp * std::max({Scalar{1}, w, w * w});
+    }
+    case Kind::Table:
+      // the spline's values, its moments (f''), and its slopes between the points
+      for (std::size_t i = 0; i < values_.size(); ++i) {
+        bound = std::max({bound, std::abs(values_[i]), std::abs(second_derivatives_[i])});
+        if (i > 0) bound = std::max(bound, std::abs(values_[i] - values_[i - 1]) / (times_[i] - times_[i - 1]));
+      }
+      return bound;
+  }
+  return bound;
+}
+
 std::string Profile::kindName() const {
   switch (kind_) {
     case Kind::Constant: return "constant";

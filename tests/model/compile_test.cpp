@@ -50,6 +50,29 @@ TEST(Compile, CollectsEveryProblemWithItsLocation) {
   }
 }
 
+TEST(Compile, ModelsBeyondTheDenseLimitAreRefusedWithTheirSizeBeforeAnythingIsAllocated) {
+  // issue 22: a 1e5-body file ran into std::bad_alloc (or swap) asking for 480 GB of dense C.
+  // 2500 revolute-chained bodies: n = 7500 > 6000. (Reading such files is linear in their size:
+  // 1e4 bodies 0.9 s, 1e5 bodies 8.7 s on the CI machine; that is measured, not tested here.)
+  test::RandomMechanismOptions chain;
+  chain.bodies = 2500;
+  chain.serial = true;
+  chain.tree_types = {JointType::Revolute};
+  std::mt19937 rng(1);
+  ModelSpec spec = test::randomMechanismSpec(2, rng, chain);
+  spec.where = {"chain.yaml", 1, 1};
+  try {
+    compile(spec);
+    ADD_FAILURE() << "no error";
+  } catch (const ModelError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u) << e.what();
+    EXPECT_EQ(e.diagnostics()[0].where.file, "chain.yaml");
+    EXPECT_NE(e.diagnostics()[0].message.find("too large: n = 7500 velocity coordinates and 5000 constraint equations"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Compile, CharacteristicLengthFollowsModelScale) {
   // RMS lever arm of the markers used by pairs: scaling the model scales it
   ModelSpec spec;

@@ -33,6 +33,9 @@ class Profile {
 
   Kind kind() const { return kind_; }
   ProfileValue evaluate(Scalar t) const;
+  /// A bound on |f|, |f'| and |f''| (polynomials: on 0 <= t <= 1; they grow beyond it), so
+  /// that a model can refuse profiles whose values or rates overflow the equations.
+  Scalar magnitude() const;
   /// One-word description of the kind, as used in model files.
   std::string kindName() const;
 
