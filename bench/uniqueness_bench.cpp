@@ -70,7 +70,7 @@ void ladder(benchmark::State& st, std::vector<UniquenessMethod> methods) {
                       r1 = "rail" + std::to_string(k) + "_1";
     auto revolute = [&](const std::string& name, const std::string& a, const std::string& am, const std::string& b,
                         const std::string& bm) {
-      spec.joints.push_back({name, JointType::Revolute, {a, am, {}}, {b, bm, {}}, 0, {}});
+      spec.joints.push_back({name, JointType::Revolute, {a, am, {}}, {b, bm, {}}, 0, {}, {}});
     };
     revolute("L" + std::to_string(k), below, "l", r0, "lo");
     revolute("R" + std::to_string(k), below, "r", r1, "lo");

@@ -27,6 +27,7 @@ struct AnalyzeOptions {
   bool criterion = false;
   std::string sweep, sweep_csv;
   bool motions = false;
+  bool topology = false;
 };
 
 /// "NAME=P1,P2,...@BODY" -> GroupSpec; returns an error message, empty on success.
@@ -137,6 +138,7 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
     evaluateConstraints(model, ws, loaded->assembly.state);
     results.motions = admissibleMotions(model, ws, options.threshold);
   }
+  results.topology = options.topology;
   collectWarnings(results);
   std::cout << (options.json ? analysisJson(results) : analysisText(results));
   if (!sweep_rows.empty() && !options.json) std::cout << sweepText(model, sweep, sweep_rows);
@@ -164,6 +166,9 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--motions", options->motions,
                 "Also print the admissible motions at the configuration (paper 004): the null space of the constraint "
                 "matrix, with the extra motions of a singular configuration");
+  cmd->add_flag("--topology", options->topology,
+                "Also print the topology: spanning tree (relative coordinates), cut joints, loop count and the binary "
+                "assembly tree with its handles (papers 000, 002)");
   cmd->add_option("--samples", options->samples,
                   "Nearby configurations sampled to find the generic rank (0: skip the singularity test)")
       ->check(finiteNumber(false));

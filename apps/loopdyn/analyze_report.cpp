@@ -1,5 +1,7 @@
 #include "analyze_report.hpp"
 
+#include "topology_report.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -313,6 +315,7 @@ std::string analysisText(const AnalysisResults& res) {
   printUniqueness(os, res);
   if (res.criterion) printCriterion(os, res);
   if (res.motions) printMotions(os, res);
+  if (res.topology) os << topologyText(*res.model);
   return os.str();
 }
 
@@ -423,6 +426,10 @@ std::string analysisJson(const AnalysisResults& res) {
     }
     w.endArray();
     w.endObject();
+  }
+  if (res.topology) {
+    w.key("topology");
+    writeTopologyJson(w, model);
   }
   w.key("unique_only_here").array(res.unique_only_here);
   w.key("warnings").array(res.warnings);

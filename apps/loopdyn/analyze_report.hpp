@@ -27,6 +27,8 @@ struct AnalysisResults {
   std::vector<std::string> unique_only_here;
   /// With --motions: the admissible motions (null C) at the configuration (paper 004, sect. 2.5).
   std::optional<AdmissibleMotions> motions;
+  /// With --topology: print the spanning tree, cut joints and assembly tree.
+  bool topology = false;
   /// Warnings about how far the answers can be trusted (singular configuration, small margins,
   /// methods that disagree), one sentence each.
   std::vector<std::string> warnings;

@@ -79,6 +79,12 @@ class Reader {
     return false;
   }
 
+  bool flag(const YAML::Node& node, bool& out, const std::string& what) {
+    if (node.IsScalar() && YAML::convert<bool>::decode(node, out)) return true;
+    error(node, what, ": expected true or false, got ", describe(node));
+    return false;
+  }
+
   bool text(const YAML::Node& node, std::string& out, const std::string& what) {
     if (!node.IsDefined() || node.IsNull()) return false;  // reported by require()
     if (node.IsScalar() && !node.Scalar().empty()) {
@@ -336,7 +342,7 @@ std::vector<std::string> jointTypeNames() {
 }
 
 void readJoint(Reader& r, const YAML::Node& node, JointSpec& out) {
-  if (!r.checkMap(node, {"name", "type", "between", "at", "length"}, "joint")) return;
+  if (!r.checkMap(node, {"name", "type", "between", "at", "length", "cut"}, "joint")) return;
   out.where = r.where(node);
   r.text(require(r, node, "name", "joint"), out.name, "joint name");
   const std::string what = "joint '" + out.name + "'";
@@ -364,6 +370,7 @@ void readJoint(Reader& r, const YAML::Node& node, JointSpec& out) {
       }
     }
   }
+  if (bool cut = false; has(node, "cut") && r.flag(at(node, "cut"), cut, what + " cut")) out.cut = cut;
   if (out.type == JointType::Distance) {
     r.scalar(require(r, node, "length", what), out.length, what + " length");
   } else if (has(node, "length")) {

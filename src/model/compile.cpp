@@ -9,6 +9,7 @@
 
 #include "loopdyn/common/spelling.hpp"
 #include "loopdyn/model/model.hpp"
+#include "loopdyn/model/topology_builder.hpp"
 #include "loopdyn/spatial/rotation.hpp"
 
 namespace loopdyn {
@@ -374,6 +375,23 @@ Model compile(const ModelSpec& spec) {
     for (const std::string& problem : resolveGroup(model, gs, group)) check.error(gs.where, problem);
     model.groups_.push_back(std::move(group));
   }
+  // the spanning tree and the assembly tree, with the model's cut requests
+  {
+    std::vector<TopologyJoint> graph;
+    for (std::size_t j = 0; j < spec.joints.size(); ++j)
+      graph.push_back({model.joints_[j].type, model.joints_[j].first.body,
+                       model.joints_[j].type == JointType::KnifeEdge ? kGround : model.joints_[j].second.body,
+                       spec.joints[j].cut});
+    std::vector<std::string> names;
+    for (const BodySpec& bs : spec.bodies) names.push_back(bs.name);
+    std::vector<TopologyProblem> problems;
+    model.topology_ = buildTopology(static_cast<int>(spec.bodies.size()), spec.dimension, graph, names, problems);
+    for (const TopologyProblem& p : problems) {
+      const JointSpec& js = spec.joints[static_cast<std::size_t>(p.joint)];
+      check.error(js.where, "joint '", js.name, "': ", p.message);
+    }
+  }
+
   // every formulation so far holds C and its factors as dense matrices (the relative-coordinate
   // DCA formulations will not): beyond this the memory and the O(n^3) factorisations are out of reach
   if (model.nv() > kLargestDenseSize || model.nc() > kLargestDenseSize)

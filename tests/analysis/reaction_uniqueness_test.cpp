@@ -219,7 +219,7 @@ TEST(ReactionUniqueness, TreesAndNonRedundantLoopsAreAllUnique) {
       MarkerSpec on_ground{"close", last.position + last.orientation * on_body.position, last.orientation, {}};
       spec.bodies.back().markers.push_back(on_body);
       spec.ground_markers.push_back(on_ground);
-      spec.joints.push_back({"close", JointType::Revolute, {"ground", "close", {}}, {last.name, "close", {}}, 0, {}});
+      spec.joints.push_back({"close", JointType::Revolute, {"ground", "close", {}}, {last.name, "close", {}}, 0, {}, {}});
       if (dimension == 3) spec.joints.front().type = JointType::Revolute;  // R-S-S-R
       // the first tree joint's markers were made for its original type; revolute needs parallel z
       const Model model = compile(spec);

@@ -39,7 +39,7 @@ Model physicalPendulum(Scalar m, Scalar J, Scalar rho, Scalar gamma) {
   body.position = Vec3(rho * std::cos(gamma), rho * std::sin(gamma), 0);
   body.markers.push_back({"pin", Vec3(-rho, 0, 0), Mat3::Identity(), {}});
   spec.bodies.push_back(body);
-  spec.joints.push_back({"O", JointType::Revolute, {"ground", "pivot", {}}, {"G", "pin", {}}, 0, {}});
+  spec.joints.push_back({"O", JointType::Revolute, {"ground", "pivot", {}}, {"G", "pin", {}}, 0, {}, {}});
   return compile(spec);
 }
 

@@ -81,7 +81,7 @@ TEST(Compile, CharacteristicLengthFollowsModelScale) {
   bar.markers = {{"end", Vec3(0.5, 0, 0), Mat3::Identity(), {}}};
   spec.bodies = {bar};
   spec.ground_markers = {{"o", Vec3::Zero(), Mat3::Identity(), {}}};
-  spec.joints = {{"O", JointType::Revolute, {"ground", "o", {}}, {"bar", "end", {}}, 0, {}}};
+  spec.joints = {{"O", JointType::Revolute, {"ground", "o", {}}, {"bar", "end", {}}, 0, {}, {}}};
   EXPECT_DOUBLE_EQ(compile(spec).characteristicLength(), 0.5);
   spec.bodies[0].markers[0].position *= 1000;
   EXPECT_DOUBLE_EQ(compile(spec).characteristicLength(), 500);

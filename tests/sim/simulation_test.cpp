@@ -39,7 +39,7 @@ Model barPendulum(Scalar l, Scalar theta0) {
   bar.position = bar.orientation * Vec3(l / 2, 0, 0);
   bar.markers.push_back({"end", Vec3(-l / 2, 0, 0), Mat3::Identity(), {}});
   spec.bodies.push_back(bar);
-  spec.joints.push_back({"O", JointType::Revolute, {"ground", "pivot", {}}, {"bar", "end", {}}, 0, {}});
+  spec.joints.push_back({"O", JointType::Revolute, {"ground", "pivot", {}}, {"bar", "end", {}}, 0, {}, {}});
   return compile(spec);
 }
 

@@ -16,6 +16,7 @@
 #include "loopdyn/model/joint_type.hpp"
 #include "loopdyn/model/model_spec.hpp"
 #include "loopdyn/model/profile.hpp"
+#include "loopdyn/model/topology.hpp"
 
 namespace loopdyn {
 
@@ -125,6 +126,8 @@ class Model {
   const std::vector<Pair>& pairs() const { return pairs_; }
   /// Groups of pairs named in the model file (more can be made with resolveGroup).
   const std::vector<Group>& groups() const { return groups_; }
+  /// Spanning tree, cut joints, relative coordinates and the binary assembly tree.
+  const Topology& topology() const { return topology_; }
 
   /// Index of the body with this name; kGround for "ground"; throws InvalidArgument if unknown.
   BodyIndex bodyIndex(const std::string& name) const;
@@ -154,6 +157,7 @@ class Model {
   std::vector<Equation> equations_;
   std::vector<Pair> pairs_;
   std::vector<Group> groups_;
+  Topology topology_;
   VecX initial_q_, initial_v_;
   std::vector<bool> prescribed_v_;
 };

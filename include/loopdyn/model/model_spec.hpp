@@ -54,6 +54,9 @@ struct JointSpec {
   MarkerRef first, second;
   Scalar length = 0;  ///< distance joints only
   SourceLocation where;
+  /// `cut: true` keeps the joint out of the spanning tree (it closes a loop), `cut: false` forces
+  /// it into the tree; unset: the breadth-first choice (model/topology.hpp).
+  std::optional<bool> cut;
 };
 
 /// What a driver prescribes.
