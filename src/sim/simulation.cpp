@@ -18,6 +18,16 @@ namespace loopdyn {
 
 namespace {
 
+/// "body 'a', body 'b'": the bodies with a non-finite entry in a vector over the velocity coordinates.
+std::string bodiesWithNonFinite(const Model& model, const VecX& a) {
+  std::string out;
+  for (int b = 0; b < model.nb(); ++b)
+    if (!a.segment(b * model.vPerBody(), model.vPerBody()).allFinite())
+      out += (out.empty() ? "body '" : ", body '") + model.bodies()[static_cast<std::size_t>(b)].name + "'";
+  return out.empty() ? "no body" : out;
+}
+
+
 /// qdot from v: 2D the same; 3D rdot = v and quaternion rate 1/2 (0, w) * q (w in world axes).
 void positionRates(const Model& model, const State& x, Scalar* qdot) {
   if (model.dimension() == 2) {
@@ -258,7 +268,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       return -1;  // the formulation cannot go on here (a singular configuration): stop
     }
     if (!ws.a.allFinite()) {
-      rhs_problem = "the accelerations are not finite";
+      rhs_problem = "the accelerations are not finite (NaN or infinite) on " + bodiesWithNonFinite(model, ws.a);
       return 1;  // recoverable: the integrator retries with a smaller step
     }
     positionRates(model, xr, ydot);
