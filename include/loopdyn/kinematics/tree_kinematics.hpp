@@ -1,0 +1,58 @@
+#pragma once
+/// Relative (joint) coordinates on a model's spanning tree (Model::topology(), issue 15), and the
+/// map between them and the absolute coordinates of the bodies.
+///
+/// Joint coordinates q_r (size topology.nq) and velocities v_r (size topology.nv), each tree link
+/// (a tree joint, or a floating body's free joint) at its offsets. Body poses follow from ground
+/// outwards, parent before child (topology.order); body velocities V = J(q_r) v_r are built the
+/// same way, never forming J. A tree joint may have its first marker on the child (the joint is
+/// then traversed backwards: X_12 inverted, its twist subtracted).
+
+#include <vector>
+
+#include "loopdyn/kinematics/joint_models.hpp"
+#include "loopdyn/kinematics/state.hpp"
+#include "loopdyn/model/model.hpp"
+
+namespace loopdyn {
+
+class TreeKinematics {
+ public:
+  explicit TreeKinematics(const Model& model);
+
+  int nq() const { return nq_; }
+  int nv() const { return nv_; }
+  /// The joint model of body b's link to its parent.
+  const JointModel& joint(BodyIndex b) const { return links_[static_cast<std::size_t>(b)].model; }
+
+  /// Absolute state x (Model layout: positions, and velocities V = J v_r) from joint coordinates.
+  /// Every tree joint's equations then hold exactly (up to rounding). 2D body angles add the
+  /// joints' angles to the unwrapped marker angles, so no whole turn is lost.
+  void absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, State& x) const;
+
+  /// Joint coordinates of an absolute state whose tree joints' equations hold (an assembled
+  /// state): q_r from the relative poses, v_r from the relative twists (least squares: exact when
+  /// the tree joints' velocity equations hold). Angles within pi of `reference` (nullptr: none;
+  /// 2D revolute and planar angles are exact differences of the unwrapped body and marker angles).
+  void relativeState(const State& x, VecX& q_r, VecX& v_r, const VecX* reference = nullptr) const;
+
+  /// dq_r/dt from v_r.
+  void positionRates(const VecX& q_r, const VecX& v_r, VecX& qdot) const;
+  /// q_r (+) dt v_r, joint by joint (JointModel::integrate).
+  void integrate(const VecX& q_r, const VecX& v_r, Scalar dt, VecX& out) const;
+
+ private:
+  struct Link {
+    BodyIndex body = kGround, parent = kGround;
+    JointModel model = JointModel::free(2);
+    MarkerFrame first, second;  ///< the joint's markers (a free joint: ground's and the body's origin)
+    bool reversed = false;      ///< the child carries the first marker
+    int q_offset = 0, v_offset = 0;
+  };
+
+  const Model& model_;
+  std::vector<Link> links_;  ///< per body
+  int nq_ = 0, nv_ = 0;
+};
+
+}  // namespace loopdyn

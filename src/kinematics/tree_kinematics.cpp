@@ -1,0 +1,150 @@
+#include "loopdyn/kinematics/tree_kinematics.hpp"
+
+#include "loopdyn/common/check.hpp"
+#include "loopdyn/spatial/rotation.hpp"
+
+namespace loopdyn {
+
+TreeKinematics::TreeKinematics(const Model& model) : model_(model), nq_(model.topology().nq), nv_(model.topology().nv) {
+  const Topology& t = model.topology();
+  links_.resize(static_cast<std::size_t>(model.nb()));
+  for (BodyIndex b = 0; b < model.nb(); ++b) {
+    const TreeLink& tl = t.links[static_cast<std::size_t>(b)];
+    Link& link = links_[static_cast<std::size_t>(b)];
+    link.body = b;
+    link.parent = tl.parent;
+    link.q_offset = tl.q_offset;
+    link.v_offset = tl.v_offset;
+    if (tl.joint < 0) {
+      // a floating body: a free joint from ground's origin to the body's origin
+      link.model = JointModel::free(model.dimension());
+      link.second.body = b;
+      continue;
+    }
+    const Joint& joint = model.joints()[static_cast<std::size_t>(tl.joint)];
+    link.model = JointModel(joint.type, model.dimension());
+    link.first = joint.first;
+    link.second = joint.second;
+    link.reversed = joint.first.body == b;
+  }
+}
+
+namespace {
+
+/// A marker frame in the world: origin, axes, and the origin's velocity.
+struct WorldFrame {
+  Vec3 o;
+  Mat3 R;
+  Vec3 o_dot;
+};
+
+WorldFrame worldFrame(const BodyMotion& m, const MarkerFrame& marker) {
+  const Vec3 arm = m.R * marker.position;
+  return {m.r + arm, m.R * marker.orientation, m.v + m.w.cross(arm)};
+}
+
+void store(const Model& model, BodyIndex b, const BodyMotion& m, State& x) {
+  if (model.dimension() == 2) {
+    const int o = 3 * b;
+    x.q.segment<3>(o) << m.r.x(), m.r.y(), m.phi;
+    x.v.segment<3>(o) << m.v.x(), m.v.y(), m.w.z();
+    return;
+  }
+  const int qo = 7 * b, vo = 6 * b;
+  const Quat quat(m.R);
+  x.q.segment<3>(qo) = m.r;
+  x.q.segment<4>(qo + 3) << quat.w(), quat.x(), quat.y(), quat.z();
+  x.v.segment<3>(vo) = m.v;
+  x.v.segment<3>(vo + 3) = m.w;
+}
+
+}  // namespace
+
+void TreeKinematics::absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, State& x) const {
+  LOOPDYN_CHECK(q_r.size() == nq_ && v_r.size() == nv_, "relative state: expected ", nq_, " + ", nv_, " entries, got ",
+                q_r.size(), " + ", v_r.size());
+  x.t = t;
+  x.q.resize(model_.nq());
+  x.v.resize(model_.nv());
+  std::vector<BodyMotion> motion(links_.size());
+  const BodyMotion ground;
+  for (BodyIndex b : model_.topology().order) {
+    const Link& link = links_[static_cast<std::size_t>(b)];
+    const BodyMotion& parent = link.parent == kGround ? ground : motion[static_cast<std::size_t>(link.parent)];
+    const Scalar* q = q_r.data() + link.q_offset;
+    const RelativePose X = link.model.pose(q);
+    const Vec6 twist = link.model.motionSubspace(q) * v_r.segment(link.v_offset, link.model.nv());
+    const MarkerFrame& on_parent = link.reversed ? link.second : link.first;
+    const MarkerFrame& on_child = link.reversed ? link.first : link.second;
+    const WorldFrame P = worldFrame(parent, on_parent);
+    BodyMotion& child = motion[static_cast<std::size_t>(b)];
+    Vec3 o, o_dot;  // the child's marker frame: origin and its velocity
+    Mat3 R_child_marker;
+    if (!link.reversed) {
+      // the parent carries frame 1: frame 2 = frame 1 * X_12
+      R_child_marker = P.R * X.R;
+      o = P.o + P.R * X.p;
+      child.w = parent.w + P.R * twist.tail<3>();
+      o_dot = P.o_dot + parent.w.cross(P.R * X.p) + P.R * twist.head<3>();
+    } else {
+      // the parent carries frame 2: frame 1 = frame 2 * X_12^-1; omega_1 = omega_2 - R_1 omega_rel
+      R_child_marker = P.R * X.R.transpose();
+      const Vec3 arm = R_child_marker * X.p;
+      o = P.o - arm;
+      child.w = parent.w - R_child_marker * twist.tail<3>();
+      o_dot = P.o_dot - child.w.cross(arm) - R_child_marker * twist.head<3>();
+    }
+    if (model_.dimension() == 2) {
+      // angles add, with the markers' unwrapped angles: the whole turns written in the file stay
+      const int k = link.model.planarAngleIndex();
+      const Scalar turn = k < 0 ? 0 : q[k];
+      child.phi = parent.phi + on_parent.angle + (link.reversed ? -turn : turn) - on_child.angle;
+      child.R = rotationZ(child.phi);
+    } else {
+      child.R = R_child_marker * on_child.orientation.transpose();
+    }
+    child.r = o - child.R * on_child.position;
+    child.v = o_dot + child.w.cross(child.r - o);
+    store(model_, b, child, x);
+  }
+}
+
+void TreeKinematics::relativeState(const State& x, VecX& q_r, VecX& v_r, const VecX* reference) const {
+  checkStateSize(model_, x);
+  LOOPDYN_CHECK(reference == nullptr || reference->size() == nq_, "reference: expected ", nq_, " entries");
+  q_r.resize(nq_);
+  v_r.resize(nv_);
+  for (const Link& link : links_) {
+    const BodyMotion m1 = bodyMotion(model_, x.q, x.v, link.first.body);
+    const BodyMotion m2 = bodyMotion(model_, x.q, x.v, link.second.body);
+    const WorldFrame F1 = worldFrame(m1, link.first), F2 = worldFrame(m2, link.second);
+    RelativePose X;
+    X.R = F1.R.transpose() * F2.R;
+    X.p = F1.R.transpose() * (F2.o - F1.o);
+    Scalar near[7] = {0, 0, 0, 0, 0, 0, 0};
+    const bool referenced = reference != nullptr || model_.dimension() == 2;
+    if (reference) std::copy_n(reference->data() + link.q_offset, link.model.nq(), near);
+    if (const int k = link.model.planarAngleIndex(); model_.dimension() == 2 && k >= 0)
+      near[k] = (m2.phi + link.second.angle) - (m1.phi + link.first.angle);  // exact, unwrapped
+    link.model.coordinates(X, q_r.data() + link.q_offset, referenced ? near : nullptr);
+    // the relative twist of frame 2 in frame-1 axes: p = R_1^T (o_2 - o_1)
+    Vec6 twist;
+    twist.head<3>() = F1.R.transpose() * (F2.o_dot - F1.o_dot - m1.w.cross(F2.o - F1.o));
+    twist.tail<3>() = F1.R.transpose() * (m2.w - m1.w);
+    link.model.velocities(q_r.data() + link.q_offset, twist, v_r.data() + link.v_offset);
+  }
+}
+
+void TreeKinematics::positionRates(const VecX& q_r, const VecX& v_r, VecX& qdot) const {
+  qdot.resize(nq_);
+  for (const Link& link : links_)
+    link.model.positionRates(q_r.data() + link.q_offset, v_r.data() + link.v_offset, qdot.data() + link.q_offset);
+}
+
+void TreeKinematics::integrate(const VecX& q_r, const VecX& v_r, Scalar dt, VecX& out) const {
+  out.resize(nq_);
+  for (const Link& link : links_)
+    link.model.integrate(q_r.data() + link.q_offset, v_r.data() + link.v_offset, dt, out.data() + link.q_offset);
+}
+
+}  // namespace loopdyn

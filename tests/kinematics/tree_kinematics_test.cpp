@@ -1,0 +1,139 @@
+// Relative coordinates on the spanning tree (issue 15): the absolute state built from joint
+// coordinates satisfies every tree joint, its velocities are the derivative of its positions, the
+// map inverts, and on every bundled model the assembled state is reproduced from its joint
+// coordinates.
+
+#include "loopdyn/kinematics/tree_kinematics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "loopdyn/io/model_reader.hpp"
+#include "loopdyn/kinematics/assembly.hpp"
+#include "loopdyn/kinematics/constraint_evaluation.hpp"
+#include "loopdyn/spatial/rotation.hpp"
+#include "test_models.hpp"
+
+namespace loopdyn {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Random joint coordinates: every link moved from its reference pose by a random velocity for
+/// one second (angles and lengths up to 2, quaternions unit).
+void randomRelativeState(const Model& model, const TreeKinematics& tree, std::mt19937& rng, VecX& q, VecX& v) {
+  std::uniform_real_distribution<Scalar> u(-2, 2);
+  VecX neutral(tree.nq());
+  v.resize(tree.nv());
+  for (BodyIndex b = 0; b < model.nb(); ++b)
+    tree.joint(b).neutral(neutral.data() + model.topology().links[static_cast<std::size_t>(b)].q_offset);
+  for (Eigen::Index k = 0; k < v.size(); ++k) v(k) = u(rng);
+  tree.integrate(neutral, v, 1, q);
+  for (Eigen::Index k = 0; k < v.size(); ++k) v(k) = u(rng);
+}
+
+/// Largest residual of the tree joints' position and velocity equations at x.
+std::pair<Scalar, Scalar> treeJointResiduals(const Model& model, const State& x) {
+  KinematicsWorkspace ws(model);
+  evaluateConstraints(model, ws, x);
+  const VecX Cv = ws.C * x.v;
+  Scalar position = 0, velocity = 0;
+  for (std::size_t j = 0; j < model.joints().size(); ++j) {
+    if (model.topology().roles[j] != JointRole::Tree) continue;
+    const Joint& joint = model.joints()[j];
+    position = std::max(position, ws.Phi.segment(joint.row, joint.rows).cwiseAbs().maxCoeff());
+    velocity = std::max(velocity, Cv.segment(joint.row, joint.rows).cwiseAbs().maxCoeff());
+  }
+  return {position, velocity};
+}
+
+TEST(TreeKinematics, RandomTreesSatisfyTheirJointsAndInvert) {
+  std::mt19937 rng(15);
+  int links = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    test::RandomMechanismOptions options;
+    options.bodies = 2 + trial % 6;
+    options.loop_closures = trial % 3;  // cut joints: the tree stays a tree
+    const int dimension = trial % 2 == 0 ? 2 : 3;
+    const Model model = compile(test::randomMechanismSpec(dimension, rng, options));
+    const TreeKinematics tree(model);
+    VecX q, v;
+    randomRelativeState(model, tree, rng, q, v);
+    State x;
+    tree.absoluteState(q, v, 0, x);
+    // every tree joint holds to rounding (coordinates of size ~4 m: 1e-14 .. 1e-13)
+    const auto [position, velocity] = treeJointResiduals(model, x);
+    EXPECT_LT(position, 1e-12) << "trial " << trial;
+    EXPECT_LT(velocity, 1e-12) << "trial " << trial;
+    // and the joint coordinates come back
+    VecX q_back, v_back;
+    tree.relativeState(x, q_back, v_back, &q);
+    EXPECT_LT((q_back - q).cwiseAbs().maxCoeff(), 1e-12) << "trial " << trial;
+    EXPECT_LT((v_back - v).cwiseAbs().maxCoeff(), 1e-12) << "trial " << trial;
+    links += model.nb();
+  }
+  EXPECT_GT(links, 100);
+}
+
+TEST(TreeKinematics, BodyVelocitiesAreTheDerivativeOfTheirPositions) {
+  // V = J(q) v against central differences of the absolute positions along q (+) t v: O(h^2)
+  std::mt19937 rng(16);
+  const Scalar h = 1e-5;
+  for (int trial = 0; trial < 20; ++trial) {
+    test::RandomMechanismOptions options;
+    options.bodies = 2 + trial % 5;
+    options.loop_closures = 1 + trial % 2;  // so that some tree joints are traversed backwards
+    const int dimension = trial % 2 == 0 ? 2 : 3;
+    const Model model = compile(test::randomMechanismSpec(dimension, rng, options));
+    const TreeKinematics tree(model);
+    VecX q, v, qp, qm;
+    randomRelativeState(model, tree, rng, q, v);
+    tree.integrate(q, v, h, qp);
+    tree.integrate(q, v, -h, qm);
+    State x, xp, xm;
+    tree.absoluteState(q, v, 0, x);
+    tree.absoluteState(qp, v, 0, xp);
+    tree.absoluteState(qm, v, 0, xm);
+    for (BodyIndex b = 0; b < model.nb(); ++b) {
+      const BodyMotion m = bodyMotion(model, x.q, x.v, b), mp = bodyMotion(model, xp.q, VecX(), b),
+                       mm = bodyMotion(model, xm.q, VecX(), b);
+      EXPECT_LT(((mp.r - mm.r) / (2 * h) - m.v).norm(), 1e-7) << "trial " << trial << ", body " << b;
+      EXPECT_LT(((mp.R - mm.R) / (2 * h) - skew(m.w) * m.R).norm(), 1e-7) << "trial " << trial << ", body " << b;
+    }
+  }
+}
+
+TEST(TreeKinematics, EveryBundledModelsAssembledStateComesBackFromItsJointCoordinates) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(LOOPDYN_MODELS_DIR)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const Model model = compile(io::readModelFile(entry.path().string()));
+    KinematicsWorkspace ws(model);
+    const AssemblyResult assembled = assemble(model, ws, initialState(model));
+    ASSERT_TRUE(assembled.converged) << entry.path();
+    const TreeKinematics tree(model);
+    VecX q, v;
+    tree.relativeState(assembled.state, q, v);
+    State x;
+    tree.absoluteState(q, v, 0, x);
+    // positions to rounding of the assembly (1e-12 of L); quaternions may change sign
+    const Scalar L = model.characteristicLength();
+    for (BodyIndex b = 0; b < model.nb(); ++b) {
+      const BodyMotion m = bodyMotion(model, assembled.state.q, assembled.state.v, b), back = bodyMotion(model, x.q, x.v, b);
+      EXPECT_LT((back.r - m.r).norm(), 1e-11 * L) << entry.path().stem() << ", " << model.bodyName(b);
+      EXPECT_LT((back.R - m.R).norm(), 1e-11) << entry.path().stem() << ", " << model.bodyName(b);
+      EXPECT_LT((back.v - m.v).norm(), 1e-10 * (1 + m.v.norm())) << entry.path().stem() << ", " << model.bodyName(b);
+      EXPECT_LT((back.w - m.w).norm(), 1e-10 * (1 + m.w.norm())) << entry.path().stem() << ", " << model.bodyName(b);
+      if (model.dimension() == 2) {
+        EXPECT_NEAR(back.phi, m.phi, 1e-12) << entry.path().stem() << ": no whole turn lost";
+      }
+    }
+    ++count;
+  }
+  EXPECT_GE(count, 15);
+}
+
+}  // namespace
+}  // namespace loopdyn
