@@ -203,6 +203,16 @@ MatX JointModel::planarConstraintSubspace(const Scalar* q) const {
   return T;
 }
 
+Vec6 JointModel::biasTwist(const Scalar* q, const Scalar* v) const {
+  Vec6 bias = Vec6::Zero();
+  if (kind_ == Kind::Universal) {
+    // d/dt (cos theta1, sin theta1, 0) thetadot2
+    bias(3) = -std::sin(q[0]) * v[0] * v[1];
+    bias(4) = std::cos(q[0]) * v[0] * v[1];
+  }
+  return bias;
+}
+
 int JointModel::planarAngleIndex() const {
   switch (kind_) {
     case Kind::Revolute: return 0;

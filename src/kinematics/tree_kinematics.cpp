@@ -60,20 +60,23 @@ void store(const Model& model, BodyIndex b, const BodyMotion& m, State& x) {
 
 }  // namespace
 
-void TreeKinematics::absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, State& x) const {
+void TreeKinematics::pass(const VecX& q_r, const VecX& v_r, const VecX* a_r, std::vector<BodyMotion>& motion,
+                          std::vector<Vec6>* acceleration) const {
   LOOPDYN_CHECK(q_r.size() == nq_ && v_r.size() == nv_, "relative state: expected ", nq_, " + ", nv_, " entries, got ",
                 q_r.size(), " + ", v_r.size());
-  x.t = t;
-  x.q.resize(model_.nq());
-  x.v.resize(model_.nv());
-  std::vector<BodyMotion> motion(links_.size());
+  LOOPDYN_CHECK(a_r == nullptr || a_r->size() == nv_, "joint accelerations: expected ", nv_, " entries");
+  motion.resize(links_.size());
+  if (acceleration) acceleration->assign(links_.size(), Vec6::Zero());
   const BodyMotion ground;
+  const Vec6 at_rest = Vec6::Zero();
   for (BodyIndex b : model_.topology().order) {
     const Link& link = links_[static_cast<std::size_t>(b)];
     const BodyMotion& parent = link.parent == kGround ? ground : motion[static_cast<std::size_t>(link.parent)];
     const Scalar* q = q_r.data() + link.q_offset;
+    const auto v = v_r.segment(link.v_offset, link.model.nv());
     const RelativePose X = link.model.pose(q);
-    const Vec6 twist = link.model.motionSubspace(q) * v_r.segment(link.v_offset, link.model.nv());
+    const MotionSubspace S = link.model.motionSubspace(q);
+    const Vec6 twist = S * v;
     const MarkerFrame& on_parent = link.reversed ? link.second : link.first;
     const MarkerFrame& on_child = link.reversed ? link.first : link.second;
     const WorldFrame P = worldFrame(parent, on_parent);
@@ -105,7 +108,66 @@ void TreeKinematics::absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, S
     }
     child.r = o - child.R * on_child.position;
     child.v = o_dot + child.w.cross(child.r - o);
-    store(model_, b, child, x);
+    if (!acceleration) continue;
+
+    // the time derivative of the lines above, with the relative twist's derivative S a + Sdot v
+    const Vec6& A_parent = link.parent == kGround ? at_rest : (*acceleration)[static_cast<std::size_t>(link.parent)];
+    const Vec3 a_parent = A_parent.head<3>(), alpha_parent = A_parent.tail<3>();
+    const Vec3 d_parent = P.o - parent.r;  // parent's origin to its marker
+    const Vec3 o_ddot_parent =
+        a_parent + alpha_parent.cross(d_parent) + parent.w.cross(parent.w.cross(d_parent));
+    const Vec6 twist_dot = S * a_r->segment(link.v_offset, link.model.nv()) + link.model.biasTwist(q, v.data());
+    Vec3 alpha, o_ddot;
+    if (!link.reversed) {
+      const Vec3 u = P.R * X.p, p_dot = P.R * twist.head<3>(), w_rel = P.R * twist.tail<3>();
+      alpha = alpha_parent + parent.w.cross(w_rel) + P.R * twist_dot.tail<3>();
+      o_ddot = o_ddot_parent + alpha_parent.cross(u) + parent.w.cross(parent.w.cross(u) + p_dot) +
+               parent.w.cross(p_dot) + P.R * twist_dot.head<3>();
+    } else {
+      const Mat3& R1 = R_child_marker;  // frame 1 turns with the child
+      const Vec3 u = R1 * X.p, p_dot = R1 * twist.head<3>(), w_rel = R1 * twist.tail<3>();
+      alpha = alpha_parent - (child.w.cross(w_rel) + R1 * twist_dot.tail<3>());
+      o_ddot = o_ddot_parent - (alpha.cross(u) + child.w.cross(child.w.cross(u) + p_dot)) -
+               (child.w.cross(p_dot) + R1 * twist_dot.head<3>());
+    }
+    const Vec3 d_child = child.r - o;
+    (*acceleration)[static_cast<std::size_t>(b)] << o_ddot + alpha.cross(d_child) + child.w.cross(child.w.cross(d_child)),
+        alpha;
+  }
+}
+
+void TreeKinematics::absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, State& x) const {
+  std::vector<BodyMotion> motion;
+  pass(q_r, v_r, nullptr, motion, nullptr);
+  x.t = t;
+  x.q.resize(model_.nq());
+  x.v.resize(model_.nv());
+  for (BodyIndex b = 0; b < model_.nb(); ++b) store(model_, b, motion[static_cast<std::size_t>(b)], x);
+}
+
+void TreeKinematics::absoluteAccelerations(const VecX& q_r, const VecX& v_r, const VecX& a_r, VecX& A) const {
+  std::vector<BodyMotion> motion;
+  std::vector<Vec6> acceleration;
+  pass(q_r, v_r, &a_r, motion, &acceleration);
+  A.resize(model_.nv());
+  for (BodyIndex b = 0; b < model_.nb(); ++b) {
+    const Vec6& Ab = acceleration[static_cast<std::size_t>(b)];
+    if (model_.dimension() == 2)
+      A.segment<3>(3 * b) << Ab(0), Ab(1), Ab(5);
+    else
+      A.segment<6>(6 * b) = Ab;
+  }
+}
+
+void TreeKinematics::jacobian(const VecX& q_r, MatX& J) const {
+  J.resize(model_.nv(), nv_);
+  VecX unit = VecX::Zero(nv_);
+  State x;
+  for (int k = 0; k < nv_; ++k) {
+    unit(k) = 1;
+    absoluteState(q_r, unit, 0, x);
+    J.col(k) = x.v;
+    unit(k) = 0;
   }
 }
 

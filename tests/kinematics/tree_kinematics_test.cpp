@@ -105,6 +105,36 @@ TEST(TreeKinematics, BodyVelocitiesAreTheDerivativeOfTheirPositions) {
   }
 }
 
+TEST(TreeKinematics, BodyAccelerationsAreJTimesJointAccelerationsPlusJdotV) {
+  // A(a) = J a + Jdot v: linear in a with J from the velocity map (exactly, up to rounding), and
+  // A(0) = Jdot v against central differences of J along q (+) t v (O(h^2) ~ 1e-9)
+  std::mt19937 rng(17);
+  const Scalar h = 1e-5;
+  for (int trial = 0; trial < 20; ++trial) {
+    test::RandomMechanismOptions options;
+    options.bodies = 2 + trial % 5;
+    options.loop_closures = 1 + trial % 2;  // joints traversed both ways
+    const int dimension = trial % 2 == 0 ? 2 : 3;
+    const Model model = compile(test::randomMechanismSpec(dimension, rng, options));
+    const TreeKinematics tree(model);
+    VecX q, v, a, unused;
+    randomRelativeState(model, tree, rng, q, v);
+    randomRelativeState(model, tree, rng, unused, a);
+    VecX A, bias;
+    tree.absoluteAccelerations(q, v, a, A);
+    tree.absoluteAccelerations(q, v, VecX::Zero(v.size()), bias);
+    MatX J, Jp, Jm;
+    tree.jacobian(q, J);
+    EXPECT_LT((A - bias - J * a).cwiseAbs().maxCoeff(), 1e-12 * (1 + A.cwiseAbs().maxCoeff())) << "trial " << trial;
+    VecX qp, qm;
+    tree.integrate(q, v, h, qp);
+    tree.integrate(q, v, -h, qm);
+    tree.jacobian(qp, Jp);
+    tree.jacobian(qm, Jm);
+    EXPECT_LT((bias - (Jp - Jm) * v / (2 * h)).cwiseAbs().maxCoeff(), 1e-7) << "trial " << trial;
+  }
+}
+
 TEST(TreeKinematics, EveryBundledModelsAssembledStateComesBackFromItsJointCoordinates) {
   int count = 0;
   for (const auto& entry : fs::directory_iterator(LOOPDYN_MODELS_DIR)) {

@@ -36,6 +36,14 @@ class TreeKinematics {
   /// 2D revolute and planar angles are exact differences of the unwrapped body and marker angles).
   void relativeState(const State& x, VecX& q_r, VecX& v_r, const VecX* reference = nullptr) const;
 
+  /// Body accelerations A = J a_r + Jdot v_r (Model's velocity layout: the centre of mass's
+  /// acceleration and the angular acceleration, world frame) for joint accelerations a_r.
+  void absoluteAccelerations(const VecX& q_r, const VecX& v_r, const VecX& a_r, VecX& A) const;
+
+  /// J (model.nv() x nv()): the body velocities per unit joint velocity, column by column. Dense,
+  /// O(n^2): a baseline and a test reference, not for large trees.
+  void jacobian(const VecX& q_r, MatX& J) const;
+
   /// dq_r/dt from v_r.
   void positionRates(const VecX& q_r, const VecX& v_r, VecX& qdot) const;
   /// q_r (+) dt v_r, joint by joint (JointModel::integrate).
@@ -49,6 +57,10 @@ class TreeKinematics {
     bool reversed = false;      ///< the child carries the first marker
     int q_offset = 0, v_offset = 0;
   };
+
+  /// Ground outwards: body motions (and accelerations [a; alpha] when `a_r` is given).
+  void pass(const VecX& q_r, const VecX& v_r, const VecX* a_r, std::vector<BodyMotion>& motion,
+            std::vector<Vec6>* acceleration) const;
 
   const Model& model_;
   std::vector<Link> links_;  ///< per body
