@@ -15,8 +15,9 @@ cmake --build build-sanitize --parallel "$(nproc)"
 
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-# (the simulations that repeat what the plain build already checked, at 5-10x the time here)
-slow='CrossFormulation|LadderPassage|PartitioningSwitching|RedundantEquivalence|ProjectionPaperModels'
+# (the simulations that repeat what the plain build already checked, at 5-10x the time here; and
+# the installed-package test, which builds programs outside the tree without the sanitizers)
+slow='CrossFormulation|LadderPassage|PartitioningSwitching|RedundantEquivalence|ProjectionPaperModels|Package'
 echo "sanitize: unit tests under ASan + UBSan (without: $slow)"
 ctest --test-dir build-sanitize --output-on-failure --parallel "$(nproc)" -E "$slow"
 

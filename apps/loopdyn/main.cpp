@@ -7,10 +7,12 @@
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "loopdyn/io/csv_file.hpp"
+#include "loopdyn/loopdyn.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"loopdyn: rigid multibody systems with closed loops and redundant constraints"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("loopdyn ") + loopdyn::version());
   int exit_code = loopdyn::cli::kExitOk;
   loopdyn::io::keepPartialOutputsOnSignal();
   loopdyn::cli::addAnalyzeCommand(app, exit_code);

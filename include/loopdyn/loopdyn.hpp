@@ -1,0 +1,69 @@
+#pragma once
+/// loopdyn's public facade: load a model, analyze it, simulate it, in a few calls -- for programs
+/// that use loopdyn as a library (`find_package(loopdyn)` or `pkg-config loopdyn`). The layers
+/// below (model, kinematics, analysis, dynamics, sim, io) stay available for everything else; this
+/// header includes the ones its results are made of.
+///
+///   const loopdyn::Model model = loopdyn::loadModel("double_four_bar.yaml");
+///   const loopdyn::Analysis a = loopdyn::analyze(model);          // rank, redundancy, uniqueness
+///   loopdyn::SimulationRequest request;
+///   request.t_end = 10;
+///   const loopdyn::Trajectory run = loopdyn::simulateModel(model, request);
+///   // run.columns: the CLI's CSV column names; run.values: one row per sample
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/common/errors.hpp"
+#include "loopdyn/kinematics/assembly.hpp"
+#include "loopdyn/model/model.hpp"
+#include "loopdyn/sim/simulation.hpp"
+
+namespace loopdyn {
+
+/// loopdyn's version, "MAJOR.MINOR.PATCH".
+const char* version();
+
+/// Reads and compiles a model file. Throws ModelError with every problem as file:line:col.
+Model loadModel(const std::string& path);
+/// The same from YAML text; `file_name` names it in the messages.
+Model modelFromYaml(const std::string& text, const std::string& file_name = "<yaml>");
+
+/// What `loopdyn analyze` computes: the assembled state, the constraint structure (rank,
+/// redundancy, mobility, singularity: analysis/constraint_rank.hpp) and the joint-reaction
+/// uniqueness (analysis/reaction_uniqueness.hpp). When assembly fails (assembly.converged false,
+/// assembly.message says why) the two reports are left empty.
+struct Analysis {
+  AssemblyResult assembly;
+  RankReport rank;
+  UniquenessReport uniqueness;
+};
+Analysis analyze(const Model& model, const RankOptions& rank_options = {},
+                 const UniquenessOptions& uniqueness_options = {});
+
+/// What `loopdyn simulate` is asked (its options of the same names; docs/simulation.md).
+struct SimulationRequest {
+  Scalar t_end = 1;                  ///< simulated time, s (from the assembled state at t = 0)
+  Scalar sample = 0.01;              ///< sample interval, s
+  std::string method = "lagrange";   ///< lagrange, elimination, partitioning, projection
+  std::string integrator = "dopri5";  ///< dopri5, bs23, adams, rk4, ...
+  Scalar rtol = 1e-8, atol = 1e-10;
+};
+
+/// A simulation's samples and outcome.
+struct Trajectory {
+  std::vector<std::string> columns;  ///< the CSV's column names (sim/sample_columns.hpp), `*`: non-unique
+  MatX values;                        ///< one row per sample, one column per name
+  SimulationResult result;            ///< ok, or failure (when, why), events, checks, statistics
+  std::string formulation;            ///< the formulation that ran
+};
+
+/// Assembles the model and simulates it. Throws InvalidArgument for a request it cannot run (an
+/// unknown method or integrator, a non-positive time). A failed assembly or run is not thrown: it
+/// returns result.ok = false and result.failure (when, why, which parts), with the samples up to
+/// the failure.
+Trajectory simulateModel(const Model& model, const SimulationRequest& request);
+
+}  // namespace loopdyn

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix and builds and runs a program outside loopdyn's tree
+# against it, twice: with CMake's find_package(loopdyn) (examples/consumer) and with pkg-config.
+#   consumer_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+source=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+model="$work/prefix/share/loopdyn/models/double_four_bar.yaml"
+test -f "$model" || { echo "FAIL: the bundled models are not installed"; exit 1; }
+test -x "$work/prefix/bin/loopdyn" || { echo "FAIL: the CLI is not installed"; exit 1; }
+
+# CMake package
+cmake -S "$source/examples/consumer" -B "$work/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/consumer" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
+out=$("$work/consumer/consumer" "$model" 1)
+echo "$out"
+# paper 004, sect. 3.2: n = 15 velocity coordinates, rank 14 at the initial configuration
+grep -q "double_four_bar, n = 15, rank 14" <<< "$out" || { echo "FAIL: unexpected analysis"; exit 1; }
+grep -q "lagrange: 101 samples" <<< "$out" || { echo "FAIL: unexpected simulation"; exit 1; }
+
+# pkg-config
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig:$work/prefix/lib/x86_64-linux-gnu/pkgconfig"
+pc=$(pkg-config --cflags --libs loopdyn)
+# shellcheck disable=SC2086
+g++ -O1 "$source/examples/consumer/main.cpp" -o "$work/consumer_pc" $pc
+out_pc=$("$work/consumer_pc" "$model" 1)
+[ "$out_pc" = "$out" ] || { echo "FAIL: the pkg-config build printed something else:"; echo "$out_pc"; exit 1; }
+echo "package: CMake and pkg-config consumers built and ran against $work/prefix"
