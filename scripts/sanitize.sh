@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
 
 CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLOOPDYN_SANITIZE=ON \
-  -DLOOPDYN_BUILD_BENCH=OFF >/dev/null
+  -DLOOPDYN_BUILD_BENCH=OFF -DLOOPDYN_BUILD_PYTHON=OFF >/dev/null
 cmake --build build-sanitize --parallel "$(nproc)"
 
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1

@@ -9,8 +9,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsundials-dev
   clang libclang-rt-14-dev llvm
+  pybind11-dev python3-numpy
 )
-# (clang, its sanitizer and libFuzzer runtimes and llvm-symbolizer: scripts/sanitize.sh)
+# (clang, its sanitizer and libFuzzer runtimes and llvm-symbolizer: scripts/sanitize.sh; pybind11
+# and numpy: the Python module, python/, for Debian's /usr/bin/python3)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -91,7 +91,8 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
     }
   }
 
-  UniquenessOptions uniqueness_options;
+  AnalysisSettings settings;
+  UniquenessOptions& uniqueness_options = settings.uniqueness;
   uniqueness_options.methods = methodList(options.method);
   uniqueness_options.rank_threshold = options.threshold;
   uniqueness_options.uniqueness_threshold = options.uniqueness_threshold;
@@ -114,32 +115,12 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
     return;
   }
 
-  KinematicsWorkspace ws(model);
-  RankOptions rank_options;
-  rank_options.generic_samples = options.samples;
-  rank_options.rank_threshold = options.threshold;
-  AnalysisResults results;
-  results.path = options.model_path;
-  results.model = &model;
-  results.assembly = &loaded->assembly;
-  results.rank = analyzeConstraints(model, ws, loaded->assembly.state, rank_options);
-  results.uniqueness = analyzeReactionUniqueness(model, ws, loaded->assembly.state, uniqueness_options);
-  if (options.samples > 0)
-    results.unique_only_here = uniqueOnlyHere(
-        model, results.uniqueness,
-        analyzeReactionUniquenessNear(model, ws, loaded->assembly.state, uniqueness_options, rank_options));
-  if (options.criterion) {
-    evaluateConstraints(model, ws, loaded->assembly.state);
-    MatX M;
-    massMatrix(model, ws.motion, M);
-    results.criterion = projectiveCriterion(model, ws, M, loaded->assembly.state);
-  }
-  if (options.motions) {
-    evaluateConstraints(model, ws, loaded->assembly.state);
-    results.motions = admissibleMotions(model, ws, options.threshold);
-  }
-  results.topology = options.topology;
-  collectWarnings(results);
+  settings.rank.generic_samples = options.samples;
+  settings.rank.rank_threshold = options.threshold;
+  settings.criterion = options.criterion;
+  settings.motions = options.motions;
+  settings.topology = options.topology;
+  const AnalysisResults results = computeAnalysis(model, loaded->assembly, options.model_path, settings);
   std::cout << (options.json ? analysisJson(results) : analysisText(results));
   if (!sweep_rows.empty() && !options.json) std::cout << sweepText(model, sweep, sweep_rows);
   exit_code = kExitOk;

@@ -1,5 +1,6 @@
 #include "analyze_report.hpp"
 
+#include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "topology_report.hpp"
 
 #include <algorithm>
@@ -231,6 +232,34 @@ void writeComponents(io::JsonWriter& w, int dimension, const std::vector<Compone
 }
 
 }  // namespace
+
+AnalysisResults computeAnalysis(const Model& model, const AssemblyResult& assembly, const std::string& path,
+                                const AnalysisSettings& settings) {
+  KinematicsWorkspace ws(model);
+  AnalysisResults results;
+  results.path = path;
+  results.model = &model;
+  results.assembly = &assembly;
+  results.rank = analyzeConstraints(model, ws, assembly.state, settings.rank);
+  results.uniqueness = analyzeReactionUniqueness(model, ws, assembly.state, settings.uniqueness);
+  if (settings.rank.generic_samples > 0)
+    results.unique_only_here = uniqueOnlyHere(
+        model, results.uniqueness,
+        analyzeReactionUniquenessNear(model, ws, assembly.state, settings.uniqueness, settings.rank));
+  if (settings.criterion) {
+    evaluateConstraints(model, ws, assembly.state);
+    MatX M;
+    massMatrix(model, ws.motion, M);
+    results.criterion = projectiveCriterion(model, ws, M, assembly.state);
+  }
+  if (settings.motions) {
+    evaluateConstraints(model, ws, assembly.state);
+    results.motions = admissibleMotions(model, ws, settings.rank.rank_threshold);
+  }
+  results.topology = settings.topology;
+  collectWarnings(results);
+  return results;
+}
 
 void collectWarnings(AnalysisResults& res) {
   const Model& model = *res.model;

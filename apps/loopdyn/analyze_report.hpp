@@ -34,6 +34,20 @@ struct AnalysisResults {
   std::vector<std::string> warnings;
 };
 
+/// What to compute (the options of `loopdyn analyze`).
+struct AnalysisSettings {
+  RankOptions rank;                ///< generic_samples (--samples), rank_threshold (--threshold)
+  UniquenessOptions uniqueness;    ///< methods (--method), thresholds, extra groups (--group)
+  bool criterion = false;          ///< --criterion
+  bool motions = false;            ///< --motions
+  bool topology = false;           ///< --topology
+};
+
+/// Everything `loopdyn analyze` reports, at the assembled state, with the warnings; the same for
+/// the command line and the Python module (python/).
+AnalysisResults computeAnalysis(const Model& model, const AssemblyResult& assembly, const std::string& path,
+                                const AnalysisSettings& settings);
+
 /// Decisions closer than this many decades to their thresholds are reported as warnings.
 inline constexpr double kSmallMargin = 2.0;
 

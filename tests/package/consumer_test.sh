@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the build into a temporary prefix and builds and runs a program outside loopdyn's tree
-# against it, twice: with CMake's find_package(loopdyn) (examples/consumer) and with pkg-config.
+# Installs the build into a temporary prefix and uses it from outside loopdyn's tree: a C++ program
+# built with CMake's find_package(loopdyn) (examples/consumer) and with pkg-config, and a Python script
+# importing the installed module.
 #   consumer_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1
@@ -30,4 +31,15 @@ pc=$(pkg-config --cflags --libs loopdyn)
 g++ -O1 "$source/examples/consumer/main.cpp" -o "$work/consumer_pc" $pc
 out_pc=$("$work/consumer_pc" "$model" 1)
 [ "$out_pc" = "$out" ] || { echo "FAIL: the pkg-config build printed something else:"; echo "$out_pc"; exit 1; }
-echo "package: CMake and pkg-config consumers built and ran against $work/prefix"
+# the Python package, from the prefix, with Debian's interpreter
+out_py=$(PYTHONPATH="$work/prefix/lib/python3/dist-packages" /usr/bin/python3 - "$model" <<'PY'
+import sys
+import loopdyn
+model = loopdyn.load(sys.argv[1])
+report = model.analyze()
+run = loopdyn.simulate(model, t_end=1)
+print(model.name, report["rank"], len(run.t), run.ok)
+PY
+)
+[ "$out_py" = "double_four_bar 14 101 True" ] || { echo "FAIL: the installed Python package printed: $out_py"; exit 1; }
+echo "package: CMake, pkg-config and Python consumers ran against $work/prefix"

@@ -1,0 +1,58 @@
+"""loopdyn: dynamics of rigid multibody systems with closed loops and redundant constraints.
+
+    import loopdyn
+    model = loopdyn.load("models/double_four_bar.yaml")
+    report = model.analyze()                 # the fields of `loopdyn analyze --json`
+    run = loopdyn.simulate(model, t_end=10)  # numpy arrays per column, as `loopdyn simulate`'s CSV
+    run["crank1.phi"], run.passages, run.ok
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List
+
+import numpy as np
+
+from ._loopdyn import InvalidArgument, Model, ModelError, __version__, load
+from ._loopdyn import _simulate
+
+__all__ = ["InvalidArgument", "Model", "ModelError", "Simulation", "__version__", "load", "simulate"]
+
+
+@dataclass
+class Simulation:
+    """The outcome of loopdyn.simulate: one numpy array per output column (the names of the CSV
+    `loopdyn simulate` writes; a trailing `*` marks a reaction the model does not determine), the
+    events and singular passages, and the run's checks. A failed run (ok False, failure saying
+    when and why) keeps its samples up to the failure."""
+
+    ok: bool
+    failure: str
+    formulation: str
+    columns: Dict[str, np.ndarray]
+    events: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+    passages: List[float] = field(default_factory=list)
+    energy_drift: float = 0.0
+    energy_scale: float = 0.0
+    max_position_violation: float = 0.0
+    max_velocity_violation: float = 0.0
+    steps: int = 0
+    rhs_evaluations: int = 0
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.columns[name]
+
+    @property
+    def t(self) -> np.ndarray:
+        return self.columns["t"]
+
+
+def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: str = "dopri5",
+             rtol: float = 1e-8, atol: float = 1e-10, sample: float = 0.01) -> Simulation:
+    """Forward dynamics from the model's assembled initial state for t_end seconds, sampled every
+    `sample` seconds: the same numbers as `loopdyn simulate MODEL --t-end T_END --method METHOD
+    --integrator INTEGRATOR --rtol RTOL --atol ATOL --sample SAMPLE`. Raises InvalidArgument
+    (a ValueError) for a request that cannot run."""
+    return Simulation(**_simulate(model, t_end, method, integrator, rtol, atol, sample))

@@ -1,0 +1,57 @@
+from typing import Any, Dict, List
+
+import numpy as np
+
+__version__: str
+
+class ModelError(ValueError):
+    """A model file or text is wrong; the message lists every problem as file:line:col: error: ..."""
+
+class InvalidArgument(ValueError):
+    """A request loopdyn cannot run (an unknown method or integrator, a non-positive time)."""
+
+class Model:
+    """A compiled, immutable mechanism."""
+    @staticmethod
+    def from_yaml(text: str, name: str = "<yaml>") -> Model: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def dimension(self) -> int: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def m(self) -> int: ...
+    @property
+    def h(self) -> int: ...
+    @property
+    def bodies(self) -> List[str]: ...
+    @property
+    def pairs(self) -> List[str]: ...
+    def analyze(self, samples: int = ..., method: str = "all", threshold: float = 1e-9,
+                uniqueness_threshold: float = 1e-8, criterion: bool = False, motions: bool = False,
+                topology: bool = False) -> Dict[str, Any]:
+        """The report of `loopdyn analyze --json` as Python objects (docs/analysis.md)."""
+
+def load(path: str) -> Model: ...
+
+class Simulation:
+    ok: bool
+    failure: str
+    formulation: str
+    columns: Dict[str, np.ndarray]
+    events: List[str]
+    warnings: List[str]
+    passages: List[float]
+    energy_drift: float
+    energy_scale: float
+    max_position_violation: float
+    max_velocity_violation: float
+    steps: int
+    rhs_evaluations: int
+    def __getitem__(self, name: str) -> np.ndarray: ...
+    @property
+    def t(self) -> np.ndarray: ...
+
+def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: str = "dopri5",
+             rtol: float = 1e-8, atol: float = 1e-10, sample: float = 0.01) -> Simulation: ...

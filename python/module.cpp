@@ -1,0 +1,132 @@
+// The Python module loopdyn (pybind11): load a model, analyze it (the fields of `loopdyn analyze
+// --json`), simulate it (numpy arrays per column, the same numbers as the CSV of `loopdyn
+// simulate`). python/loopdyn/__init__.pyi documents the API; python/tests checks it.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+#include "analyze_report.hpp"
+#include "loopdyn/loopdyn.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+/// The model and its assembled state (analyze and simulate start from it).
+struct PyModel {
+  loopdyn::Model model;
+  std::string path;
+};
+
+py::object analyzeModel(const PyModel& m, int samples, const std::string& method, double threshold,
+                        double uniqueness_threshold, bool criterion, bool motions, bool topology) {
+  loopdyn::KinematicsWorkspace ws(m.model);
+  const loopdyn::AssemblyResult assembly = loopdyn::assemble(m.model, ws, loopdyn::initialState(m.model));
+  if (!assembly.converged) throw std::runtime_error(m.path + ": " + assembly.message);
+  loopdyn::cli::AnalysisSettings settings;
+  settings.rank.generic_samples = samples;
+  settings.rank.rank_threshold = threshold;
+  if (method != "all") {
+    const auto chosen = loopdyn::methodFromName(method);
+    if (!chosen) throw py::value_error("method: expected all, rank, qr, svd or nullspace, got '" + method + "'");
+    settings.uniqueness.methods = {*chosen};
+  }
+  settings.uniqueness.rank_threshold = threshold;
+  settings.uniqueness.uniqueness_threshold = uniqueness_threshold;
+  settings.criterion = criterion;
+  settings.motions = motions;
+  settings.topology = topology;
+  const loopdyn::cli::AnalysisResults results = loopdyn::cli::computeAnalysis(m.model, assembly, m.path, settings);
+  // the very JSON object `loopdyn analyze --json` prints, as Python objects
+  return py::module_::import("json").attr("loads")(loopdyn::cli::analysisJson(results));
+}
+
+py::dict simulateModel(const PyModel& m, double t_end, const std::string& method, const std::string& integrator,
+                       double rtol, double atol, double sample) {
+  loopdyn::SimulationRequest request;
+  request.t_end = t_end;
+  request.method = method;
+  request.integrator = integrator;
+  request.rtol = rtol;
+  request.atol = atol;
+  request.sample = sample;
+  loopdyn::Trajectory run;
+  {
+    py::gil_scoped_release release;  // a long run need not hold other Python threads
+    run = loopdyn::simulateModel(m.model, request);
+  }
+  py::dict columns;
+  for (std::size_t j = 0; j < run.columns.size(); ++j) {
+    py::array_t<double> values(run.values.rows());
+    auto out = values.mutable_unchecked<1>();
+    for (Eigen::Index i = 0; i < run.values.rows(); ++i) out(i) = run.values(i, static_cast<Eigen::Index>(j));
+    columns[py::str(run.columns[j])] = values;
+  }
+  py::list passages;
+  for (const loopdyn::SingularPassage& p : run.result.passages) passages.append(p.t);
+  py::dict out;
+  out["ok"] = run.result.ok;
+  out["failure"] = run.result.failure;
+  out["formulation"] = run.formulation;
+  out["columns"] = columns;
+  out["events"] = run.result.events;
+  out["warnings"] = run.result.warnings;
+  out["passages"] = passages;
+  out["energy_drift"] = run.result.energy_drift_max;
+  out["energy_scale"] = run.result.energy_scale;
+  out["max_position_violation"] = run.result.max_position_violation;
+  out["max_velocity_violation"] = run.result.max_velocity_violation;
+  out["steps"] = run.result.statistics.steps;
+  out["rhs_evaluations"] = run.result.statistics.rhs_evaluations;
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_loopdyn, mod) {
+  mod.doc() = "loopdyn: rigid multibody systems with closed loops and redundant constraints";
+  mod.attr("__version__") = loopdyn::version();
+  py::register_exception<loopdyn::ModelError>(mod, "ModelError", PyExc_ValueError);
+  py::register_exception<loopdyn::InvalidArgument>(mod, "InvalidArgument", PyExc_ValueError);
+
+  py::class_<PyModel>(mod, "Model", "A compiled, immutable mechanism.")
+      .def_static(
+          "from_yaml",
+          [](const std::string& text, const std::string& name) { return PyModel{loopdyn::modelFromYaml(text, name), name}; },
+          py::arg("text"), py::arg("name") = "<yaml>", "A model from YAML text; ModelError names the line.")
+      .def_property_readonly("name", [](const PyModel& m) { return m.model.name(); })
+      .def_property_readonly("dimension", [](const PyModel& m) { return m.model.dimension(); })
+      .def_property_readonly("n", [](const PyModel& m) { return m.model.nv(); }, "velocity coordinates")
+      .def_property_readonly("m", [](const PyModel& m) { return m.model.m(); }, "holonomic equations")
+      .def_property_readonly("h", [](const PyModel& m) { return m.model.h(); }, "nonholonomic equations")
+      .def_property_readonly("bodies",
+                             [](const PyModel& m) {
+                               std::vector<std::string> names;
+                               for (const loopdyn::Body& b : m.model.bodies()) names.push_back(b.name);
+                               return names;
+                             })
+      .def_property_readonly("pairs",
+                             [](const PyModel& m) {
+                               std::vector<std::string> names;
+                               for (const loopdyn::Pair& p : m.model.pairs()) names.push_back(p.name);
+                               return names;
+                             })
+      .def("analyze", &analyzeModel, py::arg("samples") = loopdyn::RankOptions{}.generic_samples,
+           py::arg("method") = "all", py::arg("threshold") = loopdyn::kRankThreshold,
+           py::arg("uniqueness_threshold") = loopdyn::kUniquenessThreshold, py::arg("criterion") = false,
+           py::arg("motions") = false, py::arg("topology") = false,
+           "The report of `loopdyn analyze --json` as Python objects.")
+      .def("__repr__", [](const PyModel& m) {
+        return "<loopdyn.Model '" + m.model.name() + "': " + std::to_string(m.model.nb()) + " bodies, n = " +
+               std::to_string(m.model.nv()) + ">";
+      });
+
+  mod.def(
+      "load", [](const std::string& path) { return PyModel{loopdyn::loadModel(path), path}; }, py::arg("path"),
+      "Reads and compiles a model file; ModelError lists every problem as file:line:col.");
+  mod.def("_simulate", &simulateModel, py::arg("model"), py::arg("t_end"), py::arg("method"), py::arg("integrator"),
+          py::arg("rtol"), py::arg("atol"), py::arg("sample"));
+}

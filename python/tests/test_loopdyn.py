@@ -1,0 +1,86 @@
+"""The Python module against the papers' figures and against the command line (python/)."""
+
+import csv
+import os
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+
+import loopdyn
+
+MODELS = os.environ["LOOPDYN_MODELS_DIR"]
+CLI = os.environ["LOOPDYN_CLI"]
+
+
+def model_path(name):
+    return os.path.join(MODELS, name + ".yaml")
+
+
+class Analysis(unittest.TestCase):
+    def test_mobile_robot_matches_paper_001(self):
+        # paper 001, sect. 4.2: n = 21, m = 17, h = 5, rank 20, redundancy 2; B, C, W1-W4 not unique
+        model = loopdyn.load(model_path("mobile_robot"))
+        self.assertEqual((model.n, model.m, model.h), (21, 17, 5))
+        report = model.analyze()
+        self.assertEqual(report["rank"], 20)
+        self.assertEqual(report["redundancy"], 2)
+        not_unique = sorted(p["name"] for p in report["pairs"] if not p["unique"])
+        self.assertEqual(not_unique, ["B", "C", "W1", "W2", "W3", "W4"])
+
+    def test_report_is_the_command_lines_json(self):
+        import json
+        path = model_path("spatial_parallelogram")
+        cli = subprocess.run([CLI, "analyze", path, "--json", "--topology"], capture_output=True, text=True, check=True)
+        report = loopdyn.load(path).analyze(topology=True)
+        expected = json.loads(cli.stdout)
+        self.assertEqual(report, expected)
+        self.assertEqual(report["topology"]["loops"], 5)  # paper 000: five loops
+
+    def test_bad_models_raise_model_error_with_the_line(self):
+        with self.assertRaises(loopdyn.ModelError) as caught:
+            loopdyn.Model.from_yaml("dimension: 2\nbodies:\n  - {name: bar, mass: -1, inertia: 0.1}\n", "inline.yaml")
+        self.assertIn("inline.yaml:3:", str(caught.exception))
+        self.assertIsInstance(caught.exception, ValueError)
+        with self.assertRaises(loopdyn.ModelError):
+            loopdyn.load("/nonexistent.yaml")
+
+
+class Simulation(unittest.TestCase):
+    def test_arrays_equal_the_command_lines_csv(self):
+        # the double four-bar for 2 s, through its singular crossings at 0.714 s and 1.714 s
+        # (paper 004, sect. 3.2): every column equal to the bit (the CSV holds round-trip decimals)
+        path = model_path("double_four_bar")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "run.csv")
+            subprocess.run([CLI, "simulate", path, "--t-end", "2", "--out", out], capture_output=True, check=True)
+            with open(out, newline="") as f:
+                rows = list(csv.reader(f))
+        header, values = rows[0], np.array([[float(x) for x in row] for row in rows[1:]])
+        run = loopdyn.simulate(loopdyn.load(path), t_end=2)
+        self.assertTrue(run.ok, run.failure)
+        self.assertEqual(list(run.columns), header)
+        for j, name in enumerate(header):
+            np.testing.assert_array_equal(run[name], values[:, j], err_msg=name)
+        self.assertEqual(len(run.passages), 2)
+        self.assertAlmostEqual(run.passages[0], 0.714, delta=0.01)
+
+    def test_parallelogram_cranks_stay_parallel(self):
+        # paper 004's exact motion: all three cranks turn alike through the singular crossings
+        run = loopdyn.simulate(loopdyn.load(model_path("double_four_bar")), t_end=3, rtol=1e-10, atol=1e-12)
+        self.assertTrue(run.ok, run.failure)
+        np.testing.assert_allclose(run["crank2.phi"], run["crank1.phi"], atol=1e-7)
+        np.testing.assert_allclose(run["crank3.phi"], run["crank1.phi"], atol=1e-7)
+        self.assertLess(run.energy_drift, 1e-8 * run.energy_scale)
+
+    def test_bad_requests_raise(self):
+        model = loopdyn.load(model_path("four_bar_planar"))
+        with self.assertRaises(ValueError):
+            loopdyn.simulate(model, t_end=1, integrator="euler")
+        with self.assertRaises(ValueError):
+            loopdyn.simulate(model, t_end=-1)
+
+
+if __name__ == "__main__":
+    unittest.main()
