@@ -10,9 +10,10 @@ packages=(
   libsundials-dev
   clang libclang-rt-14-dev llvm
   pybind11-dev python3-numpy
+  doxygen
 )
 # (clang, its sanitizer and libFuzzer runtimes and llvm-symbolizer: scripts/sanitize.sh; pybind11
-# and numpy: the Python module, python/, for Debian's /usr/bin/python3)
+# and numpy: the Python module, python/, for Debian's /usr/bin/python3; doxygen: the API docs)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,18 +2,18 @@
 /// The columns of a simulation's output table and their values at one sample.
 ///
 ///   t
-///   <body>.x .y .phi  .vx .vy .w                         (planar body)
-///   <body>.x .y .z .qw .qx .qy .qz  .vx .vy .vz .wx .wy .wz   (spatial body; w in world axes)
+///   BODY.x .y .phi  .vx .vy .w                         (planar body)
+///   BODY.x .y .z .qw .qx .qy .qz  .vx .vy .vz .wx .wy .wz   (spatial body; w in world axes)
 ///   energy.kinetic  energy.potential  energy.work  energy.balance
 ///   violation.position  violation.velocity
 ///   u.1 ... u.k                the formulation's generalized velocities, if it has any:
 ///                              partitioning the independent velocities v_I of the current set
 ///                              (paper 003), projection the coordinates of v in the tangent
 ///                              basis T (paper 004, eq. (11))
-///   <pair>@<body>.Fx ...     the wrench pair exerts on body (either of its two, or the ground),
+///   PAIR@BODY.Fx ...     the wrench pair exerts on body (either of its two, or the ground),
 ///                            reduced to the joint point, world axes (kinematics/pair_wrench.hpp)
-///   <pair>@<body>.joint.Fx   the same in the joint frame (the pair's first marker)
-///   <driver>.effort          the actuator force or torque, -lambda (paper 001, eq. (10))
+///   PAIR@BODY.joint.Fx   the same in the joint frame (the pair's first marker)
+///   DRIVER.effort          the actuator force or torque, -lambda (paper 001, eq. (10))
 ///
 /// energy.balance = T + V - W, constant in the exact solution (sim/simulation.hpp).
 /// A reaction column whose value the model does not determine (analysis/reaction_uniqueness.hpp)
@@ -32,8 +32,8 @@
 namespace loopdyn {
 
 struct ColumnOptions {
-  bool world_reactions = true;  ///< <pair>@<body>.Fx ...
-  bool joint_reactions = true;  ///< <pair>@<body>.joint.Fx ...
+  bool world_reactions = true;  ///< PAIR@BODY.Fx ...
+  bool joint_reactions = true;  ///< PAIR@BODY.joint.Fx ...
   int generalized_velocities = 0;  ///< u.1 ... u.k (Formulation::generalizedVelocityCount)
 };
 
