@@ -114,7 +114,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
                                for (const loopdyn::Pair& p : m.model.pairs()) names.push_back(p.name);
                                return names;
                              })
-      .def("analyze", &analyzeModel, py::arg("samples") = loopdyn::RankOptions{}.generic_samples,
+      .def("_analyze", &analyzeModel, py::arg("samples") = loopdyn::RankOptions{}.generic_samples,
            py::arg("method") = "all", py::arg("threshold") = loopdyn::kRankThreshold,
            py::arg("uniqueness_threshold") = loopdyn::kUniquenessThreshold, py::arg("criterion") = false,
            py::arg("motions") = false, py::arg("topology") = false,

@@ -20,6 +20,32 @@ from ._loopdyn import _simulate
 __all__ = ["InvalidArgument", "Model", "ModelError", "Simulation", "__version__", "load", "simulate"]
 
 
+def _arrays(value):
+    """The JSON report with its numeric lists as numpy arrays (lists of equal-length numeric lists:
+    2D arrays); everything else as it is."""
+    if isinstance(value, dict):
+        return {key: _arrays(item) for key, item in value.items()}
+    if isinstance(value, list) and value:
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
+            return np.array(value, dtype=float)
+        if all(isinstance(x, list) and x and all(isinstance(y, (int, float)) and not isinstance(y, bool) for y in x)
+               for x in value) and len({len(x) for x in value}) == 1:
+            return np.array(value, dtype=float)
+        return [_arrays(x) for x in value]
+    return value
+
+
+def _analyze(self, samples: int = 8, method: str = "all", threshold: float = 1e-9, uniqueness_threshold: float = 1e-8,
+             criterion: bool = False, motions: bool = False, topology: bool = False, arrays: bool = True):
+    """The report of `loopdyn analyze --json` (docs/analysis.md) as Python objects: the same keys and
+    values, with numeric lists as numpy arrays (arrays=False: exactly the JSON's lists)."""
+    report = self._analyze(samples, method, threshold, uniqueness_threshold, criterion, motions, topology)
+    return _arrays(report) if arrays else report
+
+
+Model.analyze = _analyze
+
+
 @dataclass
 class Simulation:
     """The outcome of loopdyn.simulate: one numpy array per output column (the names of the CSV

@@ -33,10 +33,18 @@ class Analysis(unittest.TestCase):
         import json
         path = model_path("spatial_parallelogram")
         cli = subprocess.run([CLI, "analyze", path, "--json", "--topology"], capture_output=True, text=True, check=True)
-        report = loopdyn.load(path).analyze(topology=True)
+        report = loopdyn.load(path).analyze(topology=True, arrays=False)
         expected = json.loads(cli.stdout)
         self.assertEqual(report, expected)
         self.assertEqual(report["topology"]["loops"], 5)  # paper 000: five loops
+
+    def test_numeric_fields_come_as_numpy_arrays(self):
+        # the double four-bar at its singular pose: 15 coordinates, 3 admissible motions (paper 004)
+        report = loopdyn.load(model_path("double_four_bar_singular")).analyze(motions=True)
+        columns = report["motions"]["columns"]
+        self.assertIsInstance(columns, np.ndarray)
+        self.assertEqual(columns.shape, (3, 15))
+        self.assertEqual(len(report["motions"]["coordinates"]), 15)  # names stay strings
 
     def test_bad_models_raise_model_error_with_the_line(self):
         with self.assertRaises(loopdyn.ModelError) as caught:
