@@ -1,0 +1,98 @@
+// Relative coordinates' baseline (issue 15): one forward-dynamics evaluation of an open chain in
+// joint coordinates (dense Kane equations, tree_dynamics.hpp) against the absolute lagrange
+// formulation's right-hand side, on planar revolute chains of N bodies; and relative Lagrange with
+// cut joints (relative_lagrange.hpp) against absolute lagrange on ladders of N four-bar loops.
+// Both relative ones form J densely: O(n^2) memory, O(n^3) time -- what the recursive (DCA)
+// formulations of the next issues are measured against. docs/performance.md has the table.
+// Run: build/bench/loopdyn_bench --benchmark_filter='Chain|Ladder(Abs|Rel)'
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "loopdyn/dynamics/formulation_choice.hpp"
+#include "loopdyn/dynamics/relative_lagrange.hpp"
+#include "loopdyn/dynamics/tree_dynamics.hpp"
+#include "loopdyn/kinematics/assembly.hpp"
+#include "test_models.hpp"
+
+namespace {
+
+using namespace loopdyn;
+
+Model chain(int bodies) {
+  test::RandomMechanismOptions options;
+  options.bodies = bodies;
+  options.serial = true;
+  options.tree_types = {JointType::Revolute};
+  std::mt19937 rng(1);
+  return compile(test::randomMechanismSpec(2, rng, options));
+}
+
+Model ladder(int loops) {
+  test::LadderOptions options;
+  options.loops = loops;
+  return compile(test::fourBarLadderSpec(options));
+}
+
+/// The absolute lagrange formulation's right-hand side at the model's assembled state.
+void absoluteRhs(benchmark::State& st, const Model& model) {
+  KinematicsWorkspace kin(model);
+  const State x0 = assemble(model, kin, initialState(model)).state;
+  FormulationChoice choice;
+  choice.method = "lagrange";
+  BuiltFormulation built = buildFormulation(model, x0, choice);
+  DynamicsWorkspace ws(model);
+  VecX u(built.formulation->velocityStateSize(model)), du(u.size());
+  built.formulation->start(model, ws, x0, u);
+  State x = x0;
+  for (auto _ : st) {
+    built.formulation->evaluate(model, ws, x, u, du, Evaluation{});
+    benchmark::DoNotOptimize(du.data());
+  }
+  st.counters["n"] = model.nv();
+  st.counters["bodies"] = model.nb();
+}
+
+/// Joint coordinates of the assembled state.
+void relativeState(const Model& model, const TreeKinematics& tree, VecX& q, VecX& v) {
+  KinematicsWorkspace kin(model);
+  tree.relativeState(assemble(model, kin, initialState(model)).state, q, v);
+}
+
+void BM_ChainAbsoluteLagrange(benchmark::State& st) { absoluteRhs(st, chain(static_cast<int>(st.range(0)))); }
+
+void BM_ChainRelativeKane(benchmark::State& st) {
+  const Model model = chain(static_cast<int>(st.range(0)));
+  const TreeKinematics tree(model);
+  VecX q, v, a;
+  relativeState(model, tree, q, v);
+  for (auto _ : st) {
+    treeForwardDynamics(model, tree, 0, q, v, a);
+    benchmark::DoNotOptimize(a.data());
+  }
+  st.counters["n"] = tree.nv();
+  st.counters["bodies"] = model.nb();
+}
+
+void BM_LadderAbsoluteLagrange(benchmark::State& st) { absoluteRhs(st, ladder(static_cast<int>(st.range(0)))); }
+
+void BM_LadderRelativeLagrange(benchmark::State& st) {
+  const Model model = ladder(static_cast<int>(st.range(0)));
+  const TreeKinematics tree(model);
+  VecX q, v;
+  relativeState(model, tree, q, v);
+  for (auto _ : st) {
+    const RelativeDynamics d = relativeLagrange(model, tree, 0, q, v);
+    benchmark::DoNotOptimize(d.a_r.data());
+  }
+  st.counters["n"] = tree.nv();
+  st.counters["bodies"] = model.nb();
+}
+
+}  // namespace
+
+BENCHMARK(BM_ChainAbsoluteLagrange)->RangeMultiplier(4)->Range(4, 256)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ChainRelativeKane)->RangeMultiplier(4)->Range(4, 256)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LadderAbsoluteLagrange)->RangeMultiplier(4)->Range(1, 64)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LadderRelativeLagrange)->RangeMultiplier(4)->Range(1, 64)->Unit(benchmark::kMicrosecond);
