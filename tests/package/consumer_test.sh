@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary prefix and uses it from outside loopdyn's tree: a C++ program
 # built with CMake's find_package(loopdyn) (examples/consumer) and with pkg-config, and a Python script
-# importing the installed module.
+# importing the installed module; and a project that adds the source tree with add_subdirectory.
 #   consumer_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1
@@ -42,4 +42,21 @@ print(model.name, report["rank"], len(run.t), run.ok)
 PY
 )
 [ "$out_py" = "double_four_bar 14 101 True" ] || { echo "FAIL: the installed Python package printed: $out_py"; exit 1; }
-echo "package: CMake, pkg-config and Python consumers ran against $work/prefix"
+# a project that adds loopdyn's source tree with add_subdirectory gets the libraries only (configure
+# only: building it again would repeat the whole build)
+mkdir -p "$work/sub"
+cat > "$work/sub/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(uses_loopdyn LANGUAGES CXX)
+add_subdirectory("$source" loopdyn)
+add_executable(app "$source/examples/consumer/main.cpp")
+target_link_libraries(app PRIVATE loopdyn::loopdyn)
+CMAKE
+cmake -S "$work/sub" -B "$work/sub/build" -G Ninja > "$work/sub.log" 2>&1 || { cat "$work/sub.log"; exit 1; }
+rules="$work/sub/build/build.ninja"
+grep -q "^build app:" "$rules" || { echo "FAIL: add_subdirectory: no app target"; exit 1; }
+if grep -qE "^build (loopdyn_tests|loopdyn_bench|loopdyn_cli|_loopdyn)[ :]" "$rules" ||
+   grep -qE "^build [^ ]*/(loopdyn_tests|loopdyn_bench|loopdyn|_loopdyn[^ ]*\.so):" "$rules"; then
+  echo "FAIL: add_subdirectory builds more than the libraries"; exit 1
+fi
+echo "package: CMake, pkg-config and Python consumers ran against $work/prefix; add_subdirectory gives the libraries only"
