@@ -22,6 +22,7 @@ TreeKinematics::TreeKinematics(const Model& model) : model_(model), nq_(model.to
       continue;
     }
     const Joint& joint = model.joints()[static_cast<std::size_t>(tl.joint)];
+    link.joint = tl.joint;
     link.model = JointModel(joint.type, model.dimension());
     link.first = joint.first;
     link.second = joint.second;
@@ -189,6 +190,18 @@ void TreeKinematics::relativeState(const State& x, VecX& q_r, VecX& v_r, const V
     if (const int k = link.model.planarAngleIndex(); model_.dimension() == 2 && k >= 0)
       near[k] = (m2.phi + link.second.angle) - (m1.phi + link.first.angle);  // exact, unwrapped
     link.model.coordinates(X, q_r.data() + link.q_offset, referenced ? near : nullptr);
+    // the joint's equations allow poses its model does not reach (a revolute joint's z-axes
+    // antiparallel instead of parallel, a fixed joint turned half a turn): say so, never guess
+    const RelativePose back = link.model.pose(q_r.data() + link.q_offset);
+    const Scalar L = model_.characteristicLength();
+    if ((back.R - X.R).norm() > 1e-6 || (back.p - X.p).norm() > 1e-6 * L)
+      throw InvalidArgument(detail::concat(
+          "body '", model_.bodyName(link.body), "': its tree joint",
+          link.joint < 0 ? std::string() : " '" + model_.joints()[static_cast<std::size_t>(link.joint)].name + "'",
+          " is at a pose its joint model does not reach (off by ", (back.R - X.R).norm(), " in rotation, ",
+          (back.p - X.p).norm(), " m in position): the state violates the joint, or its markers are not in the "
+          "model's reference orientation (a revolute joint's z-axes antiparallel instead of parallel: the joint's "
+          "equations admit both)"));
     // the relative twist of frame 2 in frame-1 axes: p = R_1^T (o_2 - o_1)
     Vec6 twist;
     twist.head<3>() = F1.R.transpose() * (F2.o_dot - F1.o_dot - m1.w.cross(F2.o - F1.o));

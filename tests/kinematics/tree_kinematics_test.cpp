@@ -135,6 +135,34 @@ TEST(TreeKinematics, BodyAccelerationsAreJTimesJointAccelerationsPlusJdotV) {
   }
 }
 
+TEST(TreeKinematics, JointsAtPosesTheirModelsDoNotReachAreReportedNotGuessed) {
+  // a 3D revolute joint whose markers' z-axes are antiparallel: its equations (z1 . x2 = z1 . y2 =
+  // 0) hold, but the joint model turns about parallel axes only
+  const Model model = compile(io::parseModel(R"(
+dimension: 3
+ground:
+  markers: [{name: o, position: [0, 0, 0], axis: [0, 0, 1]}]
+bodies:
+  - {name: bar, mass: 1, inertia: {principal: [0.01, 0.1, 0.1]}, position: [0.5, 0, 0],
+     markers: [{name: o, position: [-0.5, 0, 0], axis: [0, 0, -1]}]}
+joints:
+  - {name: hinge, type: revolute, between: [ground.o, bar.o]}
+)", "antiparallel.yaml"));
+  KinematicsWorkspace ws(model);
+  const AssemblyResult assembled = assemble(model, ws, initialState(model));
+  ASSERT_TRUE(assembled.converged) << assembled.message;
+  const TreeKinematics tree(model);
+  VecX q, v;
+  try {
+    tree.relativeState(assembled.state, q, v);
+    ADD_FAILURE() << "no error";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("body 'bar': its tree joint 'hinge' is at a pose its joint model does not reach"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(TreeKinematics, EveryBundledModelsAssembledStateComesBackFromItsJointCoordinates) {
   int count = 0;
   for (const auto& entry : fs::directory_iterator(LOOPDYN_MODELS_DIR)) {

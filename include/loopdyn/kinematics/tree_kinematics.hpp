@@ -34,6 +34,9 @@ class TreeKinematics {
   /// state): q_r from the relative poses, v_r from the relative twists (least squares: exact when
   /// the tree joints' velocity equations hold). Angles within pi of `reference` (nullptr: none;
   /// 2D revolute and planar angles are exact differences of the unwrapped body and marker angles).
+  /// Throws InvalidArgument when a link's relative pose is not one its joint model reaches (the
+  /// state violates the joint, or its markers are, e.g., antiparallel where the model assumes
+  /// parallel axes: the joint's equations admit both).
   void relativeState(const State& x, VecX& q_r, VecX& v_r, const VecX* reference = nullptr) const;
 
   /// Body accelerations A = J a_r + Jdot v_r (Model's velocity layout: the centre of mass's
@@ -52,6 +55,7 @@ class TreeKinematics {
  private:
   struct Link {
     BodyIndex body = kGround, parent = kGround;
+    int joint = -1;  ///< index into Model::joints(); -1: a free joint
     JointModel model = JointModel::free(2);
     MarkerFrame first, second;  ///< the joint's markers (a free joint: ground's and the body's origin)
     bool reversed = false;      ///< the child carries the first marker
