@@ -188,6 +188,7 @@ MatX JointModel::constraintSubspace(const Scalar* q) const {
 }
 
 MatX JointModel::planarMotionSubspace(const Scalar* q) const {
+  if (nv_ == 0) return MatX(3, 0);  // (a row of a matrix without columns is undefined in Eigen 3.4)
   const MotionSubspace S = motionSubspace(q);
   MatX out(3, nv_);
   for (int k = 0; k < 3; ++k) out.row(k) = S.row(kPlanarRows[k]);
