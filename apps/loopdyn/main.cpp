@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "loopdyn/common/spelling.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/loopdyn.hpp"
 
@@ -21,6 +22,23 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    // unknown options: name the nearest known one of the command used
+    const CLI::App* command = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
+    std::vector<std::string> known;
+    for (const CLI::Option* option : command->get_options())
+      for (const std::string& name : option->get_lnames()) known.push_back("--" + name);
+    bool explained = false;
+    for (const std::string& extra : command->remaining())
+      if (extra.rfind("--", 0) == 0) {
+        std::cerr << "loopdyn: error: unknown option '" << extra << "'" << loopdyn::didYouMean(extra, known) << '\n';
+        explained = true;
+      }
+    if (explained)
+      std::cerr << "Run with --help for more information.\n";
+    else
+      app.exit(e);
+    return loopdyn::cli::kExitUsage;
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return loopdyn::cli::kExitUsage;

@@ -142,6 +142,16 @@ TEST(AnalyzeCommand, UsageErrorExitsWithCode1) {
   EXPECT_EQ(run("frobnicate").exit_code, 1);
 }
 
+TEST(AnalyzeCommand, MisspeltOptionsGetTheNearestKnownOne) {
+  const CliRun misspelt = run("analyze " + test::modelPath("four_bar_planar") + " --topolgy");
+  EXPECT_EQ(misspelt.exit_code, 1);
+  EXPECT_NE(misspelt.output.find("unknown option '--topolgy' (did you mean '--topology'?)"), std::string::npos)
+      << misspelt.output;
+  const CliRun unrelated = run("analyze " + test::modelPath("four_bar_planar") + " --frobnicate");
+  EXPECT_EQ(unrelated.exit_code, 1);
+  EXPECT_NE(unrelated.output.find("unknown option '--frobnicate'\n"), std::string::npos) << unrelated.output;
+}
+
 TEST(AnalyzeCommand, CriterionPrintsEveryCoordinateAndTheChosenSet) {
   // four-bar: 9 coordinates, 1 degree of freedom -> one coordinate marked chosen
   const CliRun text = run("analyze " + test::modelPath("four_bar_planar") + " --criterion");
