@@ -14,8 +14,12 @@
 #include "apps/cli_run.hpp"
 #include "test_models.hpp"
 
+#include <unistd.h>
+
 namespace loopdyn {
 namespace {
+
+namespace fs = std::filesystem;
 
 using test::CliRun;
 
@@ -140,6 +144,30 @@ TEST(AnalyzeCommand, UsageErrorExitsWithCode1) {
   EXPECT_EQ(run("analyze --method lu " + test::modelPath("mobile_robot")).exit_code, 1);
   EXPECT_EQ(run("analyze").exit_code, 1);
   EXPECT_EQ(run("frobnicate").exit_code, 1);
+}
+
+TEST(AnalyzeCommand, SaysWhatAssemblyChangedOfTheFile) {
+  // a pendulum written with its pin 2 cm off, and a velocity along the bar, which the pin forbids:
+  // assembly moves it and changes the velocity, and the report says so
+  const fs::path file = fs::temp_directory_path() / ("moved_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(file) << R"(dimension: 2
+ground:
+  markers: [{name: o, position: [0, 0]}]
+bodies:
+  - {name: bar, mass: 1, inertia: 0.1, position: [0.52, 0], velocity: {linear: [5, 0], angular: 0},
+     markers: [{name: a, position: [-0.5, 0]}]}
+joints:
+  - {name: pin, type: revolute, between: [ground.o, bar.a]}
+)";
+  const CliRun text = run("analyze " + file.string() + " --samples 0");
+  const CliRun json = run("analyze " + file.string() + " --samples 0 --json");
+  fs::remove(file);
+  EXPECT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("moved bar by 0.02 m and 0 rad from the file's pose, to (0.5, 0)"), std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find("velocity of bar: given (5, 0, 0), used (0, 0, 0)"), std::string::npos) << text.output;
+  EXPECT_NE(json.output.find("\"moved\": ["), std::string::npos) << json.output;
+  EXPECT_NE(json.output.find("\"velocity_changed\": ["), std::string::npos) << json.output;
 }
 
 TEST(AnalyzeCommand, MisspeltOptionsGetTheNearestKnownOne) {
