@@ -50,6 +50,9 @@ MatX TangentFactorization::fullQ() const {
 }
 
 bool reorthogonalize(const MatX& Q1, Eigen::Ref<MatX> T) {
+  // a mechanism without freedom (fully driven) has an empty tangent basis: nothing to turn (and
+  // Eigen's eigensolver crashes on an empty matrix in a Release build)
+  if (T.cols() == 0) return true;
   MatX X = T - Q1 * (Q1.transpose() * T);  // P T0
   const MatX G = X.transpose() * X;        // T0^T P T0 (P is a projector)
   Eigen::SelfAdjointEigenSolver<MatX> eigen(G);
