@@ -105,14 +105,16 @@ std::string PartitioningFormulation::evaluateWith(const Partition& p, const Mode
   }
   ws.X.resize(r_, k_);
   ws.eta.resize(r_);
+  // (k = 0: a fully driven mechanism, no independent coordinate; Eigen 3.4's blocks of matrices
+  // without columns are undefined, so they are skipped)
   if (r_ > 0) {
-    ws.X.noalias() = ws.cd_lu.solve(ws.ci);
+    if (k_ > 0) ws.X.noalias() = ws.cd_lu.solve(ws.ci);
     ws.eta.noalias() = ws.cd_lu.solve(ws.p2);
   }
   ws.Dt.setZero(n_, k_);
   for (int j = 0; j < k_; ++j) ws.Dt(I[j], j) = 1;
   for (int i = 0; i < r_; ++i) {
-    ws.Dt.row(D[i]) = -col(D[i]) * ws.X.row(i);
+    if (k_ > 0) ws.Dt.row(D[i]) = -col(D[i]) * ws.X.row(i);
     ws.eta(i) *= -col(D[i]);
   }
   // velocities: v = D^T u + [0; eta]
@@ -134,12 +136,14 @@ std::string PartitioningFormulation::evaluateWith(const Partition& p, const Mode
   ws.rhs_u.noalias() = ws.Dt.transpose() * ws.r;  // h_d, eq. (14)
   ws.TS.noalias() = ws.M * ws.Dt;
   ws.Mt.noalias() = ws.Dt.transpose() * ws.TS;    // M_d, eq. (13)
-  ws.mt_llt.compute(ws.Mt);
-  if (ws.mt_llt.info() != Eigen::Success)
-    return "the reduced mass matrix D M D^T is not positive definite: the independent coordinates " +
-           coordinateList(model, I) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
-           std::to_string(r_ > 0 ? ws.cd_lu.rcond() : 1.0) + ")";
-  ws.mt_llt.solveInPlace(ws.rhs_u);               // a_I, eq. (12)
+  if (k_ > 0) {
+    ws.mt_llt.compute(ws.Mt);
+    if (ws.mt_llt.info() != Eigen::Success)
+      return "the reduced mass matrix D M D^T is not positive definite: the independent coordinates " +
+             coordinateList(model, I) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
+             std::to_string(r_ > 0 ? ws.cd_lu.rcond() : 1.0) + ")";
+    ws.mt_llt.solveInPlace(ws.rhs_u);             // a_I, eq. (12)
+  }
   ws.a = ws.at;
   ws.a.noalias() += ws.Dt * ws.rhs_u;             // eq. (10)
   du = ws.rhs_u;
