@@ -65,7 +65,9 @@ TEST(JointModels, MotionAndConstraintSubspacesAreOrthonormalComplements) {
         st << c.joint.planarMotionSubspace(q.data()), c.joint.planarConstraintSubspace(q.data());
         EXPECT_LT((st.transpose() * st - MatX::Identity(3, 3)).norm(), 1e-15) << c.name;
         // and a planar joint moves in the plane only (a fixed joint does not move: no columns)
-        if (c.joint.nv() > 0) EXPECT_LT((S.middleRows(2, 3)).norm(), 1e-15) << c.name;
+        if (c.joint.nv() > 0) {
+          EXPECT_LT((S.middleRows(2, 3)).norm(), 1e-15) << c.name;
+        }
       }
     }
   }
