@@ -117,9 +117,11 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   ws.r = ws.F - ws.M * S.cwiseProduct(ws.at);      // F - M S beta''
   ws.rhs_u.noalias() = ws.TS.transpose() * ws.r;
   ws.Mt.noalias() = ws.TS.transpose() * ws.M * ws.TS;
-  ws.mt_llt.compute(ws.Mt);
-  if (ws.mt_llt.info() != Eigen::Success) return "the projected mass matrix T^T M T is not positive definite";
-  ws.mt_llt.solveInPlace(ws.rhs_u);                // T^T a~
+  if (f_ > 0) {  // (a fully driven mechanism has no tangent basis: nothing to solve or continue)
+    ws.mt_llt.compute(ws.Mt);
+    if (ws.mt_llt.info() != Eigen::Success) return "the projected mass matrix T^T M T is not positive definite";
+    ws.mt_llt.solveInPlace(ws.rhs_u);              // T^T a~
+  }
   ws.at.noalias() += T * ws.rhs_u;
   ws.a = S.cwiseProduct(ws.at);
   // continuation (*): T_dot = -Q1 X, X = R11^-T (A_dot T)_K; du/dt = T^T a~ - X^T p'. Right at a
@@ -129,13 +131,13 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   du.tail(f_) = ws.rhs_u;
   const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
   const bool driven = ws.p1.size() > 0 && ws.p1.cwiseAbs().maxCoeff() > 0;
-  if (!frozen || driven) {
+  if (f_ > 0 && (!frozen || driven)) {
     jacobianRateTimes(model, ws, x, ws.TS, ws.vt.norm());
     pivotedRows(tf, ws.AdotT, ws.X);
     solveTransposed(tf, ws.X);
     du.tail(f_).noalias() -= ws.X.transpose() * ws.p1;
   }
-  if (frozen)
+  if (frozen || f_ == 0)
     du.head(n_ * f_).setZero();
   else
     Eigen::Map<MatX>(du.data(), n_, f_).noalias() = -tf.Q1 * ws.X;
