@@ -301,4 +301,17 @@ SimulationOptions accurateOptions(Scalar t_end, Scalar rtol, Scalar sample_inter
   return options;
 }
 
+ModelSpec scaled(ModelSpec spec, Scalar factor) {
+  for (MarkerSpec& mk : spec.ground_markers) mk.position *= factor;
+  for (BodySpec& b : spec.bodies) {
+    b.position *= factor;
+    b.inertia *= factor * factor;
+    for (MarkerSpec& mk : b.markers) mk.position *= factor;
+    if (b.linear_velocity) *b.linear_velocity *= factor;
+  }
+  for (JointSpec& j : spec.joints) j.length *= factor;
+  spec.gravity *= factor;
+  return spec;
+}
+
 }  // namespace loopdyn::test

@@ -56,6 +56,10 @@ struct LadderOptions {
 /// 1 moving at 1 m/s in +x.
 ModelSpec fourBarLadderSpec(const LadderOptions& options);
 
+/// Every length times `factor` (metres to millimetres: 1000): positions, markers, distance
+/// lengths, inertias, prescribed linear velocities and gravity. The same mechanism in other units.
+ModelSpec scaled(ModelSpec spec, Scalar factor);
+
 /// The state written in a spec (its initial poses; zero velocities).
 State stateOf(const Model& model);
 

@@ -323,20 +323,6 @@ TEST(ReactionUniqueness, LargeRedundantPlanarMechanismsGetOneAnswerFromEveryMeth
   EXPECT_GT(non_unique, 20);
 }
 
-/// Every length times `factor` (metres to millimetres): markers, positions, inertias.
-ModelSpec scaled(ModelSpec spec, Scalar factor) {
-  for (MarkerSpec& mk : spec.ground_markers) mk.position *= factor;
-  for (BodySpec& b : spec.bodies) {
-    b.position *= factor;
-    b.inertia *= factor * factor;
-    for (MarkerSpec& mk : b.markers) mk.position *= factor;
-    if (b.linear_velocity) *b.linear_velocity *= factor;
-  }
-  for (JointSpec& j : spec.joints) j.length *= factor;
-  spec.gravity *= factor;
-  return spec;
-}
-
 /// Every body frame turned by a random rotation about its centre of mass (the mechanism is the same).
 ModelSpec withTurnedBodyFrames(ModelSpec spec, std::mt19937& rng) {
   std::uniform_real_distribution<Scalar> u(-3, 3);
@@ -358,7 +344,7 @@ TEST_P(Invariance, SameAnswersInMillimetresInAnyJointOrderAndAnyBodyFrames) {
   const ModelSpec spec = io::readModelFile(test::modelPath(GetParam()));
   const Analysis reference = analyzeAssembled(compile(spec));
 
-  const Analysis millimetres = analyzeAssembled(compile(scaled(spec, 1000)));
+  const Analysis millimetres = analyzeAssembled(compile(test::scaled(spec, 1000)));
   EXPECT_EQ(millimetres.pairs, reference.pairs) << "x1000";
   EXPECT_EQ(millimetres.groups, reference.groups) << "x1000";
 

@@ -131,18 +131,6 @@ ModelSpec shifted(ModelSpec spec, const Vec3& offset) {
   return spec;
 }
 
-/// Every length times `factor`: positions, markers, distance lengths, inertias.
-ModelSpec scaled(ModelSpec spec, Scalar factor) {
-  for (MarkerSpec& mk : spec.ground_markers) mk.position *= factor;
-  for (BodySpec& b : spec.bodies) {
-    b.position *= factor;
-    b.inertia *= factor * factor;
-    for (MarkerSpec& mk : b.markers) mk.position *= factor;
-  }
-  for (JointSpec& j : spec.joints) j.length *= factor;
-  return spec;
-}
-
 TEST(Assembly, ExactlyAssembledMechanismsFarFromTheOriginAreAcceptedAsTheyAre) {
   // issue 22, defect 3: a 2 m four-bar at (1e4, 1e4) m and a 2 mm one at (30, 30) m failed with
   // "relative residual 2e-12 > 1e-12" while their residuals were rounding (3.6e-15 m)
@@ -164,7 +152,7 @@ TEST(Assembly, ExactlyAssembledMechanismsFarFromTheOriginAreAcceptedAsTheyAre) {
     ModelSpec spec;
   };
   const Case cases[] = {{"2 m four-bar at (1e4, 1e4) m", shifted(spec, Vec3(1e4, 1e4, 0))},
-                        {"2 mm four-bar at (30, 30) m", shifted(scaled(spec, 1e-3), Vec3(30, 30, 0))}};
+                        {"2 mm four-bar at (30, 30) m", shifted(test::scaled(spec, 1e-3), Vec3(30, 30, 0))}};
   for (const Case& c : cases) {
     const Model model = compile(c.spec);
     KinematicsWorkspace ws(model);
