@@ -4,15 +4,19 @@
 // cut joints (relative_lagrange.hpp) against absolute lagrange on ladders of N four-bar loops.
 // Both relative ones form J densely: O(n^2) memory, O(n^3) time -- what the recursive (DCA)
 // formulations of the next issues are measured against. docs/performance.md has the table.
-// Run: build/bench/loopdyn_bench --benchmark_filter='Chain|Ladder(Abs|Rel)'
+// and every bundled model's right-hand side in both coordinates (BM_ModelRhs).
+// Run: build/bench/loopdyn_bench --benchmark_filter='Chain|Ladder(Abs|Rel)|ModelRhs'
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <random>
 
 #include "loopdyn/dynamics/formulation_choice.hpp"
 #include "loopdyn/dynamics/relative_lagrange.hpp"
 #include "loopdyn/dynamics/tree_dynamics.hpp"
+#include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "test_models.hpp"
 
@@ -35,24 +39,35 @@ Model ladder(int loops) {
   return compile(test::fourBarLadderSpec(options));
 }
 
-/// The absolute lagrange formulation's right-hand side at the model's assembled state.
-void absoluteRhs(benchmark::State& st, const Model& model) {
+/// One right-hand side of the lagrange formulation in `coordinates` at the model's assembled state.
+void rhs(benchmark::State& st, const Model& model, const std::string& coordinates) {
   KinematicsWorkspace kin(model);
   const State x0 = assemble(model, kin, initialState(model)).state;
   FormulationChoice choice;
   choice.method = "lagrange";
+  choice.coordinates = coordinates;
   BuiltFormulation built = buildFormulation(model, x0, choice);
+  if (!built.formulation) {
+    st.SkipWithError(built.problem.c_str());
+    return;
+  }
   DynamicsWorkspace ws(model);
   VecX u(built.formulation->velocityStateSize(model)), du(u.size());
   built.formulation->start(model, ws, x0, u);
+  const std::unique_ptr<Coordinates> map = built.formulation->coordinates(model);
   State x = x0;
+  VecX p(map->size());
+  map->fromState(x, p);
   for (auto _ : st) {
+    map->toState(0, p, x, false);
     built.formulation->evaluate(model, ws, x, u, du, Evaluation{});
     benchmark::DoNotOptimize(du.data());
   }
-  st.counters["n"] = model.nv();
+  st.counters["n"] = static_cast<double>(u.size());
   st.counters["bodies"] = model.nb();
 }
+
+void absoluteRhs(benchmark::State& st, const Model& model) { rhs(st, model, "absolute"); }
 
 /// Joint coordinates of the assembled state.
 void relativeState(const Model& model, const TreeKinematics& tree, VecX& q, VecX& v) {
@@ -77,18 +92,25 @@ void BM_ChainRelativeKane(benchmark::State& st) {
 
 void BM_LadderAbsoluteLagrange(benchmark::State& st) { absoluteRhs(st, ladder(static_cast<int>(st.range(0)))); }
 
-void BM_LadderRelativeLagrange(benchmark::State& st) {
-  const Model model = ladder(static_cast<int>(st.range(0)));
-  const TreeKinematics tree(model);
-  VecX q, v;
-  relativeState(model, tree, q, v);
-  for (auto _ : st) {
-    const RelativeDynamics d = relativeLagrange(model, tree, 0, q, v);
-    benchmark::DoNotOptimize(d.a_r.data());
-  }
-  st.counters["n"] = tree.nv();
-  st.counters["bodies"] = model.nb();
+void BM_LadderRelativeLagrange(benchmark::State& st) { rhs(st, ladder(static_cast<int>(st.range(0))), "relative"); }
+
+/// Every bundled model's right-hand side in absolute and in relative coordinates.
+void registerBundledModels() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(LOOPDYN_MODELS_DIR))
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files)
+    for (const char* coordinates : {"absolute", "relative"}) {
+      const std::string name = "BM_ModelRhs/" + file.stem().string() + "/" + coordinates;
+      benchmark::RegisterBenchmark(name.c_str(), [file, coordinates](benchmark::State& st) {
+        const Model model = compile(io::readModelFile(file.string()));
+        rhs(st, model, coordinates);
+      })->Unit(benchmark::kMicrosecond);
+    }
 }
+
+const bool registered = (registerBundledModels(), true);
 
 }  // namespace
 

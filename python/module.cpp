@@ -45,10 +45,11 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
 }
 
 py::dict simulateModel(const PyModel& m, double t_end, const std::string& method, const std::string& integrator,
-                       double rtol, double atol, double sample) {
+                       double rtol, double atol, double sample, const std::string& coordinates) {
   loopdyn::SimulationRequest request;
   request.t_end = t_end;
   request.method = method;
+  request.coordinates = coordinates;
   request.integrator = integrator;
   request.rtol = rtol;
   request.atol = atol;
@@ -128,5 +129,5 @@ PYBIND11_MODULE(_loopdyn, mod) {
       "load", [](const std::string& path) { return PyModel{loopdyn::loadModel(path), path}; }, py::arg("path"),
       "Reads and compiles a model file; ModelError lists every problem as file:line:col.");
   mod.def("_simulate", &simulateModel, py::arg("model"), py::arg("t_end"), py::arg("method"), py::arg("integrator"),
-          py::arg("rtol"), py::arg("atol"), py::arg("sample"));
+          py::arg("rtol"), py::arg("atol"), py::arg("sample"), py::arg("coordinates"));
 }

@@ -42,6 +42,7 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
   const State& x0 = assembled.state;
   FormulationChoice choice;
   choice.method = request.method;
+  choice.coordinates = request.coordinates;
   BuiltFormulation built = buildFormulation(model, x0, choice);
   LOOPDYN_CHECK(built.formulation != nullptr, built.problem);
   out.formulation = std::string(built.formulation->name());
@@ -59,6 +60,7 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
   const UniquenessReport flags = analyzeReactionUniquenessNear(model, kin, x0, uniqueness);
   ColumnOptions column_options;
   column_options.generalized_velocities = built.formulation->generalizedVelocityCount(model);
+  column_options.joint_coordinates = request.coordinates == "relative";
   const SampleColumns columns(model, flags, column_options);
   options.multipliers = columns.needsMultipliers();
   out.columns = columns.names();

@@ -283,7 +283,7 @@ State assembledInitialState(const Model& model) {
 
 State randomState(const Model& model, std::mt19937& rng) {
   std::uniform_real_distribution<Scalar> u(-1, 1);
-  State x{0.37, VecX(model.nq()), VecX(model.nv())};
+  State x{0.37, VecX(model.nq()), VecX(model.nv()), {}, {}};
   for (Eigen::Index i = 0; i < x.q.size(); ++i) x.q(i) = u(rng);
   for (Eigen::Index i = 0; i < x.v.size(); ++i) x.v(i) = u(rng);
   if (model.dimension() == 3) {

@@ -26,6 +26,7 @@ struct SimulateOptions {
   std::string model_path, out_path;
   Scalar t_end = 0, sample = 0.01;
   std::string method = "lagrange";
+  std::string coordinates = "absolute";
   bool continuation = true;
   bool switching = true;
   std::vector<std::string> eliminate;
@@ -56,6 +57,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   run.model = &model;
   FormulationChoice choice;
   choice.method = options.method;
+  choice.coordinates = options.coordinates;
   choice.continuation = options.continuation;
   choice.switching = options.switching;
   choice.eliminate = options.eliminate;
@@ -68,6 +70,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   std::unique_ptr<Formulation> formulation = std::move(built.formulation);
   run.eliminated = built.eliminated;
   run.formulation = std::string(formulation->name());
+  run.coordinates = options.coordinates;
   run.continuation = options.continuation;
   run.switching = options.switching;
   run.integrator = options.integrator;
@@ -96,6 +99,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   column_options.world_reactions = options.reactions == "all" || options.reactions == "world";
   column_options.joint_reactions = options.reactions == "all" || options.reactions == "joint";
   column_options.generalized_velocities = formulation->generalizedVelocityCount(model);
+  column_options.joint_coordinates = options.coordinates == "relative";
   const SampleColumns columns(model, flags, column_options);
   run.columns = static_cast<int>(columns.names().size());
   run.non_unique_columns = columns.nonUniqueColumns();
@@ -173,6 +177,12 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "partitioning (independent coordinates by the projective criterion, paper 003), projection (QR "
                   "tangent basis with continuation, paper 004)")
       ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection"}))
+      ->capture_default_str();
+  cmd->add_option("--coordinates", o->coordinates,
+                  "absolute (every body's own position and orientation) or relative (joint coordinates on the "
+                  "spanning tree, `analyze --topology`: the tree joints hold exactly, the others stay constraints; "
+                  "lagrange only so far)")
+      ->check(CLI::IsMember({"absolute", "relative"}))
       ->capture_default_str();
   cmd->add_option("--continuation", o->continuation,
                   "projection: continue the tangent basis along the motion (on), or refactorise it after every "

@@ -58,6 +58,11 @@ std::string simulationText(const SimulationRun& run) {
   if (run.formulation == "lagrange") {
     os << " (least-norm multipliers)";
   }
+  if (run.coordinates == "relative") {
+    const Topology& t = run.model->topology();
+    os << " in relative coordinates (" << t.nv << " joint velocities on the spanning tree; " << t.cut_joints.size()
+       << " joint(s) outside it kept as constraints)";
+  }
   if (run.formulation == "projection") {
     os << " (QR tangent basis, " << (run.continuation ? "continued along the motion" : "refactorised every step") << ")";
   }
@@ -113,6 +118,7 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("model").value(run.model_path);
   w.key("output").value(r.ok ? run.out_path : std::string());
   w.key("formulation").value(run.formulation);
+  w.key("coordinates").value(run.coordinates);
   w.key("eliminated_equations").array(run.eliminated);
   if (run.formulation == "partitioning") {
     w.key("independent_coordinates").beginObject();

@@ -14,6 +14,7 @@ struct SimulationRun {
   std::string model_path, out_path;
   const Model* model = nullptr;
   std::string formulation;
+  std::string coordinates = "absolute";  ///< or relative (joint coordinates)
   bool continuation = true;  ///< projection
   bool switching = true;     ///< partitioning
   /// partitioning: the independent coordinates at the start and at the end, and the switches

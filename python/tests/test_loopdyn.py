@@ -82,6 +82,18 @@ class Simulation(unittest.TestCase):
         np.testing.assert_allclose(run["crank3.phi"], run["crank1.phi"], atol=1e-7)
         self.assertLess(run.energy_drift, 1e-8 * run.energy_scale)
 
+    def test_relative_coordinates_give_the_same_motion_and_joint_columns(self):
+        model = loopdyn.load(model_path("double_four_bar"))
+        absolute = loopdyn.simulate(model, t_end=1, rtol=1e-10, atol=1e-12)
+        relative = loopdyn.simulate(model, t_end=1, rtol=1e-10, atol=1e-12, coordinates="relative")
+        self.assertTrue(relative.ok, relative.failure)
+        # two integrations at rtol 1e-10 (issue 15: the same motion to 1e-8)
+        np.testing.assert_allclose(relative["crank1.phi"], absolute["crank1.phi"], atol=1e-8)
+        self.assertIn("O1.q1", relative.columns)
+        self.assertNotIn("O1.q1", absolute.columns)
+        with self.assertRaises(ValueError):
+            loopdyn.simulate(model, t_end=1, method="projection", coordinates="relative")
+
     def test_bad_requests_raise(self):
         model = loopdyn.load(model_path("four_bar_planar"))
         with self.assertRaises(ValueError):

@@ -10,16 +10,14 @@
 
 namespace loopdyn {
 
-namespace {
-
-/// ws.Gamma from ws.kin, with Baumgarte's (1972) terms that drive the velocity and position
-/// violations to zero when they are switched on.
 void stabilizedGamma(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte) {
   ws.Gamma = ws.kin.Gamma;
   if (baumgarte.alpha == 0 && baumgarte.beta == 0) return;
   ws.Gamma -= 2 * baumgarte.alpha * (ws.kin.C * x.v + ws.kin.b);
   ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
 }
+
+namespace {
 
 /// Elimination's first half: constraints, mass, forces, Cholesky of M, z0 = L^-1 F, Gamma
 /// (stabilised) and At = L^-1 C^T diag(row) for all rows.
@@ -41,6 +39,10 @@ void finish(DynamicsWorkspace& ws) {
 }
 
 }  // namespace
+
+std::unique_ptr<Coordinates> Formulation::coordinates(const Model& model) const {
+  return std::make_unique<AbsoluteCoordinates>(model);
+}
 
 std::string Formulation::start(const Model&, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
   u = x.v;
@@ -134,6 +136,11 @@ std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x
 
 std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance) {
   if (std::string problem = projectPositions(model, ws, x, tolerance); !problem.empty()) return problem;
+  projectVelocities(model, ws, x);
+  return {};
+}
+
+void projectVelocities(const Model& model, DynamicsWorkspace& ws, State& x) {
   // v <- v - M^-1 C_r^T mu, G mu = C_r v + b_r
   ws.inverse_mass.update(model, ws.kin.motion);
   ws.gram_all.compute(model, ws.kin, ws.scaling, ws.inverse_mass, model.nc());
@@ -142,7 +149,6 @@ std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Sc
   ws.gram_all.solveInPlace(ws.w);
   x.v.noalias() -= ws.gram_all.inverseMassTimesCt() * ws.w;
   evaluateConstraints(model, ws.kin, x);  // Gamma at the new velocities
-  return {};
 }
 
 void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws, const VecX& constraint_force) {

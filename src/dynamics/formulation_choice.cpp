@@ -3,6 +3,7 @@
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/dynamics/partitioning.hpp"
 #include "loopdyn/dynamics/projection.hpp"
+#include "loopdyn/dynamics/relative_lagrange.hpp"
 
 namespace loopdyn {
 
@@ -14,6 +15,26 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
   const RankReport rank = analyzeConstraints(model, kin, x0, RankOptions{});
   out.generic_rank = rank.generic_rank;
   const std::string& method = choice.eliminate.empty() ? choice.method : "elimination";
+  if (choice.coordinates == "relative") {
+    if (method != "lagrange") {
+      out.problem = "--method " + method +
+                    " is not available in relative coordinates yet: use --method lagrange with --coordinates relative, "
+                    "or --coordinates absolute";
+      return out;
+    }
+    auto formulation = std::make_unique<RelativeLagrangeFormulation>(model);
+    DynamicsWorkspace ws(model);
+    if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
+      out.problem = "relative coordinates cannot describe the initial state: " + problem;
+      return out;
+    }
+    out.formulation = std::move(formulation);
+    return out;
+  }
+  if (choice.coordinates != "absolute") {
+    out.problem = "unknown coordinates '" + choice.coordinates + "' (absolute, relative)";
+    return out;
+  }
   if (method == "lagrange") {
     out.formulation = std::make_unique<LagrangeFormulation>();
     return out;

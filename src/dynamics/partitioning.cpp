@@ -192,7 +192,8 @@ std::string PartitioningFormulation::start(const Model& model, DynamicsWorkspace
 
 Formulation::StepOutcome PartitioningFormulation::afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step,
                                                             const State& x, Eigen::Ref<VecX> u) {
-  if (const SingularWatch::Approach a = watch_.afterStep(model, ws, step, x); a.passage) {
+  if (const std::vector<SingularWatch::Approach> passages = watch_.afterStep(model, ws, step, x); !passages.empty()) {
+    const SingularWatch::Approach& a = passages.front();
     std::ostringstream os;
     os << "at t = " << a.t << " s the mechanism reaches a singular configuration (|R_rr|/|R_11| = " << a.ratio
        << " at rank " << r_ << "): every set of independent coordinates is singular there and partitioning cannot "

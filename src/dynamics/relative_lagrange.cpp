@@ -26,63 +26,132 @@ std::vector<int> constraintRows(const Model& model) {
   return rows;
 }
 
+/// Joint coordinates of an absolute state, or why there are none.
+std::string jointState(const TreeKinematics& tree, State& x) {
+  try {
+    const VecX reference = x.q_r;
+    tree.relativeState(x, x.q_r, x.v_r, reference.size() == tree.nq() ? &reference : nullptr);
+  } catch (const InvalidArgument& e) {
+    return std::string("no joint coordinates give this state: ") + e.what();
+  }
+  return {};
+}
+
 }  // namespace
 
-RelativeDynamics relativeLagrange(const Model& model, const TreeKinematics& tree, Scalar t, const VecX& q_r,
-                                  const VecX& v_r) {
-  State x;
-  tree.absoluteState(q_r, v_r, t, x);
-  KinematicsWorkspace ws(model);
-  evaluateConstraints(model, ws, x);
-  MatX M, J;
-  VecX F, F_nc, bias;
-  massMatrix(model, ws.motion, M);
-  appliedForces(model, ws.motion, t, F, F_nc);
-  tree.jacobian(q_r, J);
-  tree.absoluteAccelerations(q_r, v_r, VecX::Zero(tree.nv()), bias);  // Jdot v
+RelativeLagrangeFormulation::RelativeLagrangeFormulation(const Model& model)
+    : tree_(model), rows_(constraintRows(model)) {}
+
+std::unique_ptr<Coordinates> RelativeLagrangeFormulation::coordinates(const Model& model) const {
+  return std::make_unique<JointCoordinates>(model);
+}
+
+std::string RelativeLagrangeFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+  State xs = x;
+  if (std::string problem = jointState(tree_, xs); !problem.empty()) return problem;
+  tree_.absoluteState(xs.q_r, xs.v_r, xs.t, xs);
+  return solveAt(model, ws, xs, true);
+}
+
+std::string RelativeLagrangeFormulation::start(const Model& model, DynamicsWorkspace&, const State& x,
+                                               Eigen::Ref<VecX> u) {
+  State xs = x;
+  checkStateSize(model, xs);
+  if (std::string problem = jointState(tree_, xs); !problem.empty()) return problem;
+  u = xs.v_r;
+  return {};
+}
+
+std::string RelativeLagrangeFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
+                                                  Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
+                                                  const Evaluation& how) const {
+  LOOPDYN_CHECK(x.q_r.size() == tree_.nq(), "relative lagrange: the state has no joint coordinates");
+  x.v_r = u;
+  tree_.absoluteState(x.q_r, x.v_r, x.t, x);
+  if (how.project) {
+    if (std::string problem = projectState(model, ws, x); !problem.empty()) return problem;
+    if (std::string problem = jointState(tree_, x); !problem.empty()) return problem;
+  }
+  std::string problem = solveAt(model, ws, x, how.multipliers);
+  du = ws.a_r;
+  return problem;
+}
+
+std::string RelativeLagrangeFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                                 bool multipliers) const {
+  evaluateConstraints(model, ws.kin, x);
+  massMatrix(model, ws.kin.motion, ws.M);
+  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+  stabilizedGamma(model, ws, x, baumgarte);
+  MatX J;
+  VecX bias;
+  tree_.jacobian(x.q_r, J);
+  tree_.absoluteAccelerations(x.q_r, x.v_r, VecX::Zero(tree_.nv()), bias);  // Jdot v_r
 
   // the tree: M_r a = Q_r without constraints (tree_dynamics.hpp)
-  const Eigen::LLT<MatX> M_r(J.transpose() * M * J);
-  LOOPDYN_CHECK(M_r.info() == Eigen::Success, "the tree's mass matrix J^T M J is not positive definite");
-  const VecX Q_r = J.transpose() * (F - M * bias);
+  const Eigen::LLT<MatX> M_r(J.transpose() * ws.M * J);
+  if (M_r.info() != Eigen::Success) return "the tree's mass matrix J^T M J is not positive definite";
+  const VecX Q_r = J.transpose() * (ws.F - ws.M * bias);
 
   // the constraints left: C_r = C_cut J, gamma_r = Gamma_cut - C_cut Jdot v
-  const std::vector<int> rows = constraintRows(model);
-  const auto k = static_cast<Eigen::Index>(rows.size());
+  const auto k = static_cast<Eigen::Index>(rows_.size());
   MatX C_cut(k, model.nv());
-  VecX Gamma_cut(k);
+  VecX gamma_r(k);
+  ws.b_cut.resize(k);
   for (Eigen::Index i = 0; i < k; ++i) {
-    C_cut.row(i) = ws.C.row(rows[static_cast<std::size_t>(i)]);
-    Gamma_cut(i) = ws.Gamma(rows[static_cast<std::size_t>(i)]);
+    const int row = rows_[static_cast<std::size_t>(i)];
+    C_cut.row(i) = ws.kin.C.row(row);
+    gamma_r(i) = ws.Gamma(row);
+    ws.b_cut(i) = ws.kin.b(row);
   }
-  const MatX C_r = C_cut * J;
-  const VecX gamma_r = Gamma_cut - C_cut * bias;
-
-  RelativeDynamics out;
-  out.a_r = M_r.solve(Q_r);
+  gamma_r.noalias() -= C_cut * bias;
+  ws.a_r = M_r.solve(Q_r);
+  ws.mu.setZero(k);
   if (k > 0) {
     // a = M_r^-1 (Q_r - C_r^T mu): (C_r M_r^-1 C_r^T) mu = C_r M_r^-1 Q_r - gamma_r, least norm
+    const MatX C_r = C_cut * J;
     const MatX MinvCt = M_r.solve(C_r.transpose());
     Eigen::CompleteOrthogonalDecomposition<MatX> gram;
     gram.setThreshold(kRankThreshold);
     gram.compute(C_r * MinvCt);
-    out.rank = static_cast<int>(gram.rank());
-    const VecX mu = gram.solve(C_r * out.a_r - gamma_r);
-    out.a_r -= MinvCt * mu;
+    ws.mu = gram.solve(C_r * ws.a_r - gamma_r);
+    ws.a_r.noalias() -= MinvCt * ws.mu;
   }
-  tree.absoluteAccelerations(q_r, v_r, out.a_r, out.A);
+  ws.a = bias;
+  ws.a.noalias() += J * ws.a_r;
+  if (!ws.a_r.allFinite()) return {};  // (the simulation names the bodies)
 
-  // every row's multiplier from the bodies' equations: C^T lambda = F - M A (least norm; the sign
-  // of the absolute formulations, formulation.hpp)
-  if (model.nc() > 0) {
-    Eigen::CompleteOrthogonalDecomposition<MatX> reactions;
-    reactions.setThreshold(kRankThreshold);
-    reactions.compute(ws.C.transpose());
-    out.lambda = reactions.solve(F - M * out.A);
-  } else {
-    out.lambda.resize(0);
+  // every row's multiplier from the bodies' equations: C^T lambda = F - M A (formulation.hpp)
+  if (multipliers) {
+    ws.r = ws.F;
+    ws.r.noalias() -= ws.M * ws.a;
+    leastNormMultipliers(model, ws, ws.r);
   }
-  return out;
+  return {};
+}
+
+Scalar RelativeLagrangeFormulation::constraintPower(const DynamicsWorkspace& ws, const State&) const {
+  return ws.mu.dot(ws.b_cut);
+}
+
+Formulation::StepOutcome RelativeLagrangeFormulation::afterStep(const Model& model, DynamicsWorkspace& ws,
+                                                                const Step& step, const State& x, Eigen::Ref<VecX> u) {
+  if (!step.projected) return {};
+  // the projected positions (x.q_r derived from them) with the joint velocities of the step's end,
+  // then those velocities onto C v + b = 0 and back to joint velocities
+  State xs = x;
+  xs.v_r = u;
+  tree_.absoluteState(xs.q_r, xs.v_r, xs.t, xs);
+  evaluateConstraints(model, ws.kin, xs);
+  projectVelocities(model, ws, xs);
+  StepOutcome outcome;
+  if (std::string problem = jointState(tree_, xs); !problem.empty()) {
+    outcome.failure = "at t = " + std::to_string(x.t) + " s: " + problem;
+    return outcome;
+  }
+  u = xs.v_r;
+  outcome.restart = true;
+  return outcome;
 }
 
 }  // namespace loopdyn

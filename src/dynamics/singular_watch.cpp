@@ -56,48 +56,97 @@ Scalar SingularWatch::start(const Model& model, DynamicsWorkspace& ws, const Sta
   return last_ratio_;
 }
 
-SingularWatch::Approach SingularWatch::afterStep(const Model& model, DynamicsWorkspace& ws,
-                                                 const Formulation::Step& step, const State& x) {
-  Approach approach;
+std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model, DynamicsWorkspace& ws,
+                                                              const Formulation::Step& step, const State& x) {
+  std::vector<Approach> passages;
   const Scalar ratio_end = ratioAt(model, ws, x);
   readExcess(ws);
   if (std::min(last_ratio_, ratio_end) >= kNearSingular) {
     dip_at_end_ = false;
     armed_ = true;
     last_ratio_ = ratio_end;
-    return approach;
+    before_end_valid_ = false;
+    return passages;
   }
-  // sample the step, then search around the smallest sample
-  std::array<Scalar, kDipSamples + 2> t{}, ratio{};
+  // sample the step
+  constexpr int n = kDipSamples + 2;
+  std::array<Scalar, n> t{}, ratio{};
   State xi;
-  for (int k = 0; k <= kDipSamples + 1; ++k) {
-    t[k] = step.t0 + (x.t - step.t0) * k / (kDipSamples + 1);
+  for (int k = 0; k < n; ++k) {
+    t[k] = step.t0 + (x.t - step.t0) * k / (n - 1);
     if (k == 0) ratio[k] = last_ratio_;
-    else if (k == kDipSamples + 1) ratio[k] = ratio_end;
+    else if (k == n - 1) ratio[k] = ratio_end;
     else {
       step.positions(t[k], xi);
       ratio[k] = ratioAt(model, ws, xi);
     }
   }
-  const int best = static_cast<int>(std::min_element(ratio.begin(), ratio.end()) - ratio.begin());
-  approach.t = t[best];
-  approach.ratio = ratio[best];
-  // Where the ratio vanishes inside the bracket around the smallest sample, it falls to zero
-  // there linearly (a transversal passage) or quadratically (a touching one), and the line through
-  // the smallest sample and a neighbour reaches zero within two spacings of it; a minimum that
-  // stays away from zero (a mere approach) is flat there and fails this test.
-  const auto vanishesNear = [&](int neighbour) {
-    return neighbour >= 0 && neighbour <= kDipSamples + 1 && ratio[best] < 2 * (ratio[neighbour] - ratio[best]);
+  const auto slope = [&](int i, int j) { return (ratio[j] - ratio[i]) / (t[j] - t[i]); };
+
+  // Brackets where the ratio can vanish. (a) Around a local minimum of the samples: it falls to
+  // zero there linearly (a transversal passage) or quadratically (a touching one), and the line
+  // through the minimum and a neighbour reaches zero within two spacings of it; a minimum that
+  // stays away from zero (a mere approach) is flat there and fails this test. (b) Between two
+  // samples where a transversal passage is a V whose sides, extended from the neighbouring
+  // samples, reach zero inside the gap, while the samples themselves may all stay far from it
+  // (measured: the modified 2x2 four-bar passes one 6.5 ms into a step of 82 ms whose samples are
+  // all above 1.3e-2; the 2-loop ladder one 5 ms before the end of a step whose last two samples
+  // are 1.5e-2 and 1.3e-2). A bracket costs a search; only the search's minimum decides.
+  struct Bracket {
+    Scalar lo, hi;
   };
-  if (approach.ratio < kSearchRatio && (vanishesNear(best - 1) || vanishesNear(best + 1))) {
-    // golden-section search for the closest approach between the samples next to the smallest
-    // (also when that is an end: the minimum may lie just inside the step)
-    constexpr Scalar g = 0.6180339887498949;
-    Scalar lo = t[std::max(best - 1, 0)], hi = t[std::min(best + 1, kDipSamples + 1)];
-    auto f = [&](Scalar s) {
-      step.positions(s, xi);
-      return ratioAt(model, ws, xi);
+  std::vector<Bracket> brackets;
+  for (int j = 0; j < n; ++j) {
+    const bool left = j == 0 || ratio[j] <= ratio[j - 1], right = j == n - 1 || ratio[j] <= ratio[j + 1];
+    const auto vanishesNear = [&](int neighbour) {
+      return neighbour >= 0 && neighbour < n && ratio[j] < 2 * (ratio[neighbour] - ratio[j]);
     };
+    if (left && right && ratio[j] < kSearchRatio && (vanishesNear(j - 1) || vanishesNear(j + 1)))
+      brackets.push_back({t[std::max(j - 1, 0)], t[std::min(j + 1, n - 1)]});
+  }
+  for (int i = 0; i + 1 < n; ++i) {
+    if (std::min(ratio[i], ratio[i + 1]) >= kSearchRatio) continue;
+    // the falling side: from the sample before (the previous step's last interior one for i = 0);
+    // the rising side: from the sample after
+    Scalar falling = 0, rising = 0;
+    if (i > 0) falling = slope(i - 1, i);
+    else if (before_end_valid_ && step.t0 > before_end_t_) falling = (ratio[0] - before_end_ratio_) / (step.t0 - before_end_t_);
+    if (i + 2 < n) rising = slope(i + 1, i + 2);
+    const Scalar gap = t[i + 1] - t[i];
+    // either side's line reaches zero inside the gap (the motion kept on would have reached the
+    // singular configuration there: at the step's last gap only the falling side is known) ...
+    bool bracket = (falling < 0 && ratio[i] + falling * gap < 0) || (rising > 0 && ratio[i + 1] - rising * gap < 0);
+    if (falling < 0 && rising > 0) {
+      // ... or the two lines meet below zero inside it, tau after t[i]
+      const Scalar tau = (ratio[i + 1] - ratio[i] - rising * gap) / (falling - rising);
+      bracket = bracket || (tau > 0 && tau < gap && ratio[i] + falling * tau < kSingularRatio);
+    }
+    if (bracket) brackets.push_back({t[i], t[i + 1]});
+  }
+  before_end_t_ = t[n - 2];
+  before_end_ratio_ = ratio[n - 2];
+  before_end_valid_ = true;
+  std::sort(brackets.begin(), brackets.end(), [](const Bracket& a, const Bracket& b) { return a.lo < b.lo; });
+  // (overlapping brackets hold the same dip; two minima two samples apart share only an end)
+  std::vector<Bracket> merged;
+  for (const Bracket& b : brackets) {
+    if (!merged.empty() && b.lo < merged.back().hi) merged.back().hi = std::max(merged.back().hi, b.hi);
+    else merged.push_back(b);
+  }
+
+  // the closest approach in each bracket: golden-section search (also when it touches an end of
+  // the step: the minimum may lie just inside)
+  const auto f = [&](Scalar s) {
+    step.positions(s, xi);
+    return ratioAt(model, ws, xi);
+  };
+  std::vector<Approach> minima;
+  for (const Bracket& b : merged) {
+    constexpr Scalar g = 0.6180339887498949;
+    Scalar lo = b.lo, hi = b.hi;
+    Approach a;
+    for (int k = 0; k < n; ++k)
+      if (t[k] >= lo && t[k] <= hi && ratio[k] < a.ratio) a = Approach{false, t[k], ratio[k]};
     Scalar c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = f(c), fd = f(d);
     for (int it = 0; it < 60 && hi - lo > 1e-13 * std::max<Scalar>(1, std::abs(hi)); ++it) {
       if (fc < fd) {
@@ -106,23 +155,37 @@ SingularWatch::Approach SingularWatch::afterStep(const Model& model, DynamicsWor
         lo = c, c = d, fc = fd, d = lo + g * (hi - lo), fd = f(d);
       }
     }
-    if (std::min(fc, fd) < approach.ratio) {
-      approach.t = fc < fd ? c : d;
-      approach.ratio = std::min(fc, fd);
-    }
+    if (std::min(fc, fd) < a.ratio) a = Approach{false, fc < fd ? c : d, std::min(fc, fd)};
+    minima.push_back(a);
   }
+
+  // passages, in time order: one per visit (armed again once a sample after it leaves the
+  // neighbourhood); a minimum at the start counts when the previous step ended going down into
+  // it, one at the end is the next step's
   const Scalar length = x.t - step.t0, edge = 1e-9 * std::max<Scalar>(1, std::abs(x.t));
-  const bool at_start = approach.t - step.t0 <= edge, at_end = x.t - approach.t <= edge;
-  // a minimum at the start counts when the previous step ended going down into it
-  approach.passage = armed_ && approach.ratio < kSingularRatio && length > 0 && ((!at_start && !at_end) || (at_start && dip_at_end_));
-  if (approach.passage) armed_ = false;
-  dip_at_end_ = at_end;
+  const int best = static_cast<int>(std::min_element(ratio.begin(), ratio.end()) - ratio.begin());
+  Scalar after = step.t0 - 1;  // samples after this time may re-arm
+  for (std::size_t m = 0; m < minima.size(); ++m) {
+    Approach& a = minima[m];
+    for (int k = 0; k < n; ++k) armed_ = armed_ || (t[k] > after && t[k] < a.t && ratio[k] >= kSingularRatio);
+    const bool at_start = a.t - step.t0 <= edge, at_end = x.t - a.t <= edge;
+    a.passage = armed_ && a.ratio < kSingularRatio && length > 0 && ((!at_start && !at_end) || (at_start && dip_at_end_));
+    if (a.passage) {
+      armed_ = false;
+      passages.push_back(a);
+    }
+    after = a.t;
+  }
+  if (minima.empty()) after = t[best];
+  for (int k = 0; k < n; ++k) armed_ = armed_ || (t[k] > after && ratio[k] >= kSingularRatio);
+  Approach lowest{false, t[best], ratio[best]};
+  for (const Approach& a : minima)
+    if (a.ratio < lowest.ratio) lowest = a;
+  dip_at_end_ = x.t - lowest.t <= edge;
   // the search evaluated other states: factorise at x again for what follows
   last_ratio_ = ratioAt(model, ws, x);
   readExcess(ws);
-  // left the neighbourhood after the closest approach: the next visit may count
-  for (int k = best + 1; k <= kDipSamples + 1; ++k) armed_ = armed_ || ratio[k] >= kSingularRatio;
-  return approach;
+  return passages;
 }
 
 MatX tangentBasisAt(const Model& model, DynamicsWorkspace& ws, const State& x, int rank) {

@@ -223,6 +223,22 @@ int JointModel::planarAngleIndex() const {
   }
 }
 
+bool JointModel::isAngle(int k) const {
+  switch (kind_) {
+    case Kind::Revolute: return k == 0;
+    case Kind::Cylindrical: return k == 0;
+    case Kind::Universal: return k == 0 || k == 1;
+    case Kind::Planar: return k == 2;
+    case Kind::Free: return dimension_ == 2 && k == 2;
+    default: return false;
+  }
+}
+
+void JointModel::normalize(Scalar* q) const {
+  Scalar* quaternion = kind_ == Kind::Spherical ? q : kind_ == Kind::Free && dimension_ == 3 ? q + 3 : nullptr;
+  if (quaternion) storeQuaternion(quaternionAt(quaternion), quaternion);
+}
+
 void JointModel::positionRates(const Scalar* q, const Scalar* v, Scalar* qdot) const {
   if (kind_ == Kind::Spherical) {
     quaternionRates(q, Vec3(v[0], v[1], v[2]), qdot);

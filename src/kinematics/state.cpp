@@ -6,7 +6,7 @@
 namespace loopdyn {
 
 State initialState(const Model& model) {
-  return State{0, model.initialPositions(), model.initialVelocities()};
+  return State{0, model.initialPositions(), model.initialVelocities(), {}, {}};
 }
 
 BodyMotion bodyMotion(const Model& model, const VecX& q, const VecX& v, BodyIndex b) {

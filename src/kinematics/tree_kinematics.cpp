@@ -5,7 +5,8 @@
 
 namespace loopdyn {
 
-TreeKinematics::TreeKinematics(const Model& model) : model_(model), nq_(model.topology().nq), nv_(model.topology().nv) {
+TreeKinematics::TreeKinematics(const Model& model)
+    : model_(model), at_rest_(VecX::Zero(model.topology().nv)), nq_(model.topology().nq), nv_(model.topology().nv) {
   const Topology& t = model.topology();
   links_.resize(static_cast<std::size_t>(model.nb()));
   for (BodyIndex b = 0; b < model.nb(); ++b) {
@@ -44,17 +45,23 @@ WorldFrame worldFrame(const BodyMotion& m, const MarkerFrame& marker) {
   return {m.r + arm, m.R * marker.orientation, m.v + m.w.cross(arm)};
 }
 
-void store(const Model& model, BodyIndex b, const BodyMotion& m, State& x) {
+/// Body b's motion into x. A quaternion takes the sign nearest to the one x held (`continued`):
+/// both signs give the same rotation, and a sequence of states (samples) stays continuous.
+void store(const Model& model, BodyIndex b, const BodyMotion& m, State& x, bool continued, bool velocities) {
   if (model.dimension() == 2) {
     const int o = 3 * b;
     x.q.segment<3>(o) << m.r.x(), m.r.y(), m.phi;
-    x.v.segment<3>(o) << m.v.x(), m.v.y(), m.w.z();
+    if (velocities) x.v.segment<3>(o) << m.v.x(), m.v.y(), m.w.z();
     return;
   }
   const int qo = 7 * b, vo = 6 * b;
-  const Quat quat(m.R);
+  Eigen::Matrix<Scalar, 4, 1> quat;
+  const Quat rotation(m.R);
+  quat << rotation.w(), rotation.x(), rotation.y(), rotation.z();
+  if (continued && quat.dot(x.q.segment<4>(qo + 3)) < 0) quat = -quat;
   x.q.segment<3>(qo) = m.r;
-  x.q.segment<4>(qo + 3) << quat.w(), quat.x(), quat.y(), quat.z();
+  x.q.segment<4>(qo + 3) = quat;
+  if (!velocities) return;
   x.v.segment<3>(vo) = m.v;
   x.v.segment<3>(vo + 3) = m.w;
 }
@@ -141,9 +148,25 @@ void TreeKinematics::absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, S
   std::vector<BodyMotion> motion;
   pass(q_r, v_r, nullptr, motion, nullptr);
   x.t = t;
+  const bool continued = x.q.size() == model_.nq();
   x.q.resize(model_.nq());
   x.v.resize(model_.nv());
-  for (BodyIndex b = 0; b < model_.nb(); ++b) store(model_, b, motion[static_cast<std::size_t>(b)], x);
+  for (BodyIndex b = 0; b < model_.nb(); ++b) store(model_, b, motion[static_cast<std::size_t>(b)], x, continued, true);
+}
+
+void TreeKinematics::absolutePositions(const VecX& q_r, Scalar t, State& x) const {
+  std::vector<BodyMotion> motion;
+  pass(q_r, at_rest_, nullptr, motion, nullptr);
+  x.t = t;
+  const bool continued = x.q.size() == model_.nq();
+  x.q.resize(model_.nq());
+  for (BodyIndex b = 0; b < model_.nb(); ++b) store(model_, b, motion[static_cast<std::size_t>(b)], x, continued, false);
+}
+
+std::vector<TreeKinematics::LinkCoordinates> TreeKinematics::links() const {
+  std::vector<LinkCoordinates> out;
+  for (const Link& link : links_) out.push_back({link.body, link.joint, &link.model, link.q_offset, link.v_offset});
+  return out;
 }
 
 void TreeKinematics::absoluteAccelerations(const VecX& q_r, const VecX& v_r, const VecX& a_r, VecX& A) const {
@@ -214,6 +237,10 @@ void TreeKinematics::positionRates(const VecX& q_r, const VecX& v_r, VecX& qdot)
   qdot.resize(nq_);
   for (const Link& link : links_)
     link.model.positionRates(q_r.data() + link.q_offset, v_r.data() + link.v_offset, qdot.data() + link.q_offset);
+}
+
+void TreeKinematics::normalize(VecX& q_r) const {
+  for (const Link& link : links_) link.model.normalize(q_r.data() + link.q_offset);
 }
 
 void TreeKinematics::integrate(const VecX& q_r, const VecX& v_r, Scalar dt, VecX& out) const {

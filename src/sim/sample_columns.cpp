@@ -3,6 +3,7 @@
 #include <array>
 
 #include "loopdyn/common/check.hpp"
+#include "loopdyn/kinematics/coordinates.hpp"
 #include "loopdyn/kinematics/pair_wrench.hpp"
 
 namespace loopdyn {
@@ -32,6 +33,11 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
                         "violation.velocity"})
     names_.push_back(c);
   for (int i = 1; i <= options.generalized_velocities; ++i) names_.push_back("u." + std::to_string(i));
+  if (options.joint_coordinates)
+    for (const char kind : {'q', 'v'})
+      for (std::string& name : jointCoordinateNames(model, kind)) names_.push_back(std::move(name));
+  joint_q_ = options.joint_coordinates ? model.topology().nq : 0;
+  joint_v_ = options.joint_coordinates ? model.topology().nv : 0;
 
   const std::span<const int> components = wrenchComponents(model.dimension());
   for (std::size_t p = 0; p < model.pairs().size(); ++p) {
@@ -83,6 +89,10 @@ void SampleColumns::fill(const Model& model, const Sample& sample, const Dynamic
   LOOPDYN_CHECK(sample.generalized_velocities.size() >= options_.generalized_velocities,
                 "the sample has fewer generalized velocities than the columns");
   for (int i = 0; i < options_.generalized_velocities; ++i) row[k++] = sample.generalized_velocities(i);
+  LOOPDYN_CHECK(sample.x.q_r.size() >= joint_q_ && sample.x.v_r.size() >= joint_v_,
+                "the sample has no joint coordinates (not a relative-coordinate run)");
+  for (int i = 0; i < joint_q_; ++i) row[k++] = sample.x.q_r(i);
+  for (int i = 0; i < joint_v_; ++i) row[k++] = sample.x.v_r(i);
 
   const std::span<const int> components = wrenchComponents(model.dimension());
   WrenchMap W;

@@ -28,23 +28,6 @@ std::string bodiesWithNonFinite(const Model& model, const VecX& a) {
 }
 
 
-/// qdot from v: 2D the same; 3D rdot = v and quaternion rate 1/2 (0, w) * q (w in world axes).
-void positionRates(const Model& model, const State& x, Scalar* qdot) {
-  if (model.dimension() == 2) {
-    Eigen::Map<VecX>(qdot, model.nq()) = x.v;
-    return;
-  }
-  for (int b = 0; b < model.nb(); ++b) {
-    const Vec3 w = x.v.segment<3>(6 * b + 3);
-    const Scalar s = x.q(7 * b + 3);
-    const Vec3 u = x.q.segment<3>(7 * b + 4);
-    Eigen::Map<Eigen::Matrix<Scalar, 7, 1>> out(qdot + 7 * b);
-    out.head<3>() = x.v.segment<3>(6 * b);
-    out(3) = -0.5 * w.dot(u);
-    out.tail<3>() = 0.5 * (s * w + w.cross(u));
-  }
-}
-
 /// Positions inside a step from its two ends: the cubic Hermite interpolant of q through
 /// (t0, q0, qdot0) and (t1, q1, qdot1), error O(h^4) -- what a search inside the step needs,
 /// without evaluating the dynamics (the integrators' own dense output does, once per call).
@@ -59,7 +42,7 @@ struct HermitePositions {
     VecX& d = end == 0 ? d0 : d1;
     q = x.q;
     d.resize(x.q.size());
-    positionRates(model, x, d.data());
+    absolutePositionRates(model, x, d.data());
   }
   void at(Scalar t, VecX& q) const {
     const Scalar h = t1 - t0, s = h > 0 ? (t - t0) / h : 0;
@@ -68,11 +51,6 @@ struct HermitePositions {
     q = h00 * q0 + (h10 * h) * d0 + h01 * q1 + (h11 * h) * d1;
   }
 };
-
-void normalizeQuaternions(const Model& model, State& x) {
-  if (model.dimension() == 3)
-    for (int b = 0; b < model.nb(); ++b) x.q.segment<4>(7 * b + 3).normalize();
-}
 
 /// A projection that does not converge is retried after the next step while the violation stays
 /// below this multiple of the projection tolerance; beyond it the run fails.
@@ -245,13 +223,11 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   const int rank = options.generic_rank >= 0 ? options.generic_rank : analyzeConstraints(model, check, x0).generic_rank;
   result.generic_rank = rank;
 
-  // ODE state y = (q, u, W): positions, the formulation's velocity variables, driver work
-  const int nq = model.nq(), nu = formulation.velocityStateSize(model);
-  const auto positions = [&](Scalar t, const VecX& y, State& x) {
-    x.t = t;
-    x.q = y.head(nq);
-    normalizeQuaternions(model, x);
-  };
+  // ODE state y = (p, u, W): the formulation's positions (absolute or joint coordinates,
+  // kinematics/coordinates.hpp), its velocity variables, driver work
+  const std::unique_ptr<Coordinates> coordinates = formulation.coordinates(model);
+  const int nq = coordinates->size(), nu = formulation.velocityStateSize(model);
+  const auto positions = [&](Scalar t, const VecX& y, State& x) { coordinates->toState(t, y.head(nq), x, true); };
   VecX du(nu);
 
   // right-hand side; on the constraints (project) near singular configurations
@@ -259,8 +235,9 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   std::string rhs_problem;
   Evaluation rhs_how;
   ode::Rhs rhs = [&](Scalar t, const Scalar* y, Scalar* ydot) -> int {
-    xr.t = t;
-    xr.q = Eigen::Map<const VecX>(y, nq);
+    // (the right-hand side reads the positions as they are: their rates keep quaternions unit to
+    // first order, and normalising here would change the equations the integrator solves)
+    coordinates->toState(t, Eigen::Map<const VecX>(y, nq), xr, false);
     const std::string problem =
         formulation.evaluate(model, ws, xr, Eigen::Map<const VecX>(y + nq, nu), Eigen::Map<VecX>(ydot + nq, nu), rhs_how);
     if (!problem.empty()) {
@@ -271,7 +248,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       rhs_problem = "the accelerations are not finite (NaN or infinite) on " + bodiesWithNonFinite(model, ws.a);
       return 1;  // recoverable: the integrator retries with a smaller step
     }
-    positionRates(model, xr, ydot);
+    coordinates->rates(xr, ydot);
     ydot[nq + nu] = ws.F_nc.dot(xr.v) + formulation.constraintPower(ws, xr);
     return 0;
   };
@@ -333,9 +310,17 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   };
 
   VecX y0(nq + nu + 1), y;
-  y0.head(nq) = x0.q;
+  std::string start_problem;
+  try {
+    State x_initial = x0;
+    coordinates->fromState(x_initial, y0.head(nq));
+  } catch (const InvalidArgument& e) {
+    start_problem = std::string("no joint coordinates give the initial state: ") + e.what();
+  }
   y0(nq + nu) = 0;
-  if (const std::string problem = formulation.start(model, ws, x0, y0.segment(nq, nu)); !problem.empty()) {
+  if (const std::string problem =
+          start_problem.empty() ? formulation.start(model, ws, x0, y0.segment(nq, nu)) : start_problem;
+      !problem.empty()) {
     result.ok = false;
     result.failure = "at " + timeLabel(x0.t) + ": " + problem;
     result.final_state = x0;
@@ -346,8 +331,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   // planar angles are unwrapped: their error is measured relative to at most pi (ode/integrator.hpp)
   ode::Options ode_options = options.ode;
   ode_options.magnitude_cap = VecX::Constant(y0.size(), std::numeric_limits<Scalar>::infinity());
-  if (model.dimension() == 2)
-    for (int b = 0; b < model.nb(); ++b) ode_options.magnitude_cap(3 * b + 2) = std::numbers::pi;
+  for (const int angle : coordinates->angles()) ode_options.magnitude_cap(angle) = std::numbers::pi;
   ode::Integrator integrator(options.integrator, rhs, x0.t, y0, ode_options);
   ode::GaussLegendreStep collocation(static_cast<int>(y0.size()));
   const Scalar dt = options.sample_interval;
@@ -373,7 +357,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   projection.keep_prescribed_velocities = false;
   projection.position_tolerance = projection.velocity_tolerance = std::max(1e-14, 1e-3 * tolerance);
   State xp, x_start;
-  VecX u(nu), yi, y_start;
+  VecX u(nu), yi, y_start, p_end(nq);
   Formulation::Step step_info;
   step_info.tolerance = tolerance;
   long steps = 0, steps_near = 0;
@@ -459,7 +443,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       step_info.positions = [&](Scalar t, State& x) {
         x.t = t;
         hermite.at(t, x.q);
-        normalizeQuaternions(model, x);
+        if (model.dimension() == 3)
+          for (int b = 0; b < model.nb(); ++b) x.q.segment<4>(7 * b + 3).normalize();
       };
       while (result.ok && next <= last && sampleTime(next) <= integrator.time() + 1e-12 * std::abs(options.t_end)) {
         integrator.interpolate(std::min(sampleTime(next), integrator.time()), y);
@@ -469,6 +454,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     }
     if (!result.ok) break;
     positions(integrator.time(), integrator.state(), xp);
+    coordinates->positionsOf(xp, p_end);
     u = integrator.state().segment(nq, nu);
     velocitiesAt(xp, u);  // (a problem there shows in the next step's evaluations)
     hermite.setEnd(model, 1, xp);
@@ -477,7 +463,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     step_info.t0 = t0;
     step_info.projected = false;
     step_info.on_constraints = crossing || rhs_how.project;
-    const SingularWatch::Approach approach = watch.afterStep(model, watch_ws, step_info, xp);
+    const std::vector<SingularWatch::Approach> approaches = watch.afterStep(model, watch_ws, step_info, xp);
     if (watch_lockup && watch.lastExcessRatio() >= kSingularRatio) {
       // the rank rose above the generic rank: fewer motions are admissible than along the motion
       // so far, and a rigid model stops the excess with an impulse the equations do not contain
@@ -497,12 +483,15 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       result.failure = os.str();
       break;
     }
-    if (approach.passage) {
+    MatX before, after;
+    if (!approaches.empty()) {
+      before = tangentBasisAt(model, watch_ws, x_start, rank);
+      after = tangentBasisAt(model, watch_ws, xp, rank);
+    }
+    for (const SingularWatch::Approach& approach : approaches) {
       State xs;
       VecX us;
       step_info.at(approach.t, xs, us);
-      const MatX before = tangentBasisAt(model, watch_ws, x_start, rank);
-      const MatX after = tangentBasisAt(model, watch_ws, xp, rank);
       if (!formulation.passesSingularConfigurations()) {
         result.ok = false;
         result.failure = "at " + timeLabel(approach.t) + " the mechanism reaches a singular configuration" +
@@ -539,6 +528,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       result.passages.push_back(std::move(passage));
       if (!result.ok) break;
     }
+    if (!result.ok) break;
 
     bool restart = false;
     if (options.stabilization == Stabilization::Projection) {
@@ -575,6 +565,15 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
           step_info.projected = restart = true;
           ++result.projections;
         }
+        if (step_info.projected) {
+          try {
+            coordinates->fromState(xp, p_end);  // (joint coordinates: re-derived from the moved bodies)
+          } catch (const InvalidArgument& e) {
+            result.ok = false;
+            result.failure = "at " + timeLabel(xp.t) + " the projected state has no joint coordinates: " + e.what();
+            break;
+          }
+        }
       }
     }
     const Formulation::StepOutcome outcome = formulation.afterStep(model, ws, step_info, xp, u);
@@ -588,7 +587,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     restart = restart || outcome.restart;
     if (restart) {
       y.resize(nq + nu + 1);
-      y << xp.q, u, integrator.state()(nq + nu);
+      y << p_end, u, integrator.state()(nq + nu);
       integrator.reset(integrator.time(), y);
     }
 

@@ -97,6 +97,36 @@ TEST(SimulateCommand, WritesOneRowPerSampleWithTheDocumentedColumns) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
 }
 
+// Relative coordinates: the same body columns, plus one column per joint coordinate and velocity
+// of the spanning tree; the joints' angles are the differences of the bodies' angles.
+TEST(SimulateCommand, RelativeCoordinatesAddJointColumnsAndAgreeWithTheBodies) {
+  const fs::path dir = scratchDirectory("relative");
+  const fs::path out = dir / "dfb.csv";
+  const test::CliRun r = test::runCli("simulate " + test::modelPath("double_four_bar") +
+                                      " --t-end 1 --sample 0.1 --coordinates relative --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("in relative coordinates"), std::string::npos) << r.output;
+  const Csv csv = readCsv(out);
+  ASSERT_EQ(csv.rows.size(), 11u);
+  // 5 revolute tree joints (one angle each), 2 cut: 5 q + 5 v columns after the 1 + 30 + 6 + 84
+  EXPECT_EQ(csv.header.size(), 1u + 30 + 6 + 7 * 12 + 10);
+  const int O1 = column(csv, "O1.q1"), w1 = column(csv, "O1.v1"), phi = column(csv, "crank1.phi"),
+            w = column(csv, "crank1.w");
+  for (const std::vector<double>& row : csv.rows) {
+    // O1 joins ground to crank 1: its angle is the crank's angle less the markers' (constant)
+    EXPECT_NEAR(row[O1] - row[phi], csv.rows[0][O1] - csv.rows[0][phi], 1e-12);
+    EXPECT_NEAR(row[w1], row[w], 1e-12);
+  }
+
+  // the other formulations are not available in relative coordinates yet: a usage error
+  const test::CliRun refused = test::runCli("simulate " + test::modelPath("double_four_bar") +
+                                            " --t-end 1 --method projection --coordinates relative --out " +
+                                            (dir / "no.csv").string());
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;  // (a usage error)
+  EXPECT_NE(refused.output.find("not available in relative coordinates"), std::string::npos) << refused.output;
+  EXPECT_FALSE(fs::exists(dir / "no.csv"));
+}
+
 TEST(SimulateCommand, MarksExactlyTheNonUniqueReactionsOfTheRobot) {
   // paper 001: A, D..H, steer, W5 unique; B, C, W1..W4 not (B's and C's x force is unique at
   // straight steering only: analyzeReactionUniquenessNear)

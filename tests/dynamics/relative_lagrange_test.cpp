@@ -39,10 +39,13 @@ TEST(RelativeLagrange, EveryBundledModelMovesAndLoadsItsJointsAsInAbsoluteCoordi
     ASSERT_EQ(built.formulation->solve(model, dws, x), "") << name;
 
     // the same state in joint coordinates
-    const TreeKinematics tree(model);
-    VecX q_r, v_r;
-    tree.relativeState(x, q_r, v_r);
-    const RelativeDynamics rel = relativeLagrange(model, tree, x.t, q_r, v_r);
+    const RelativeLagrangeFormulation relative(model);
+    DynamicsWorkspace rws(model);
+    ASSERT_EQ(relative.solve(model, rws, x), "") << name;
+    struct {
+      const VecX& A;
+      const VecX& lambda;
+    } rel{rws.a, rws.lambda};
 
     // accelerations: unique for ideal constraints; both solve well-conditioned systems here, to
     // rounding amplified by the Gram matrices' conditioning (1e-9 of the accelerations' size)

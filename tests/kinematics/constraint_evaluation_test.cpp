@@ -114,7 +114,7 @@ TEST(ConstraintEvaluation, KnifeEdgeRowIsNormalVelocityOfContactPoint) {
 TEST(ConstraintEvaluation, RejectsStateOfWrongSize) {
   const Model model = test::loadModel("four_bar_planar");
   KinematicsWorkspace ws(model);
-  State x{0, VecX::Zero(model.nq() + 1), VecX::Zero(model.nv())};
+  State x{0, VecX::Zero(model.nq() + 1), VecX::Zero(model.nv()), {}, {}};
   EXPECT_THROW(evaluateConstraints(model, ws, x), InvalidArgument);
 }
 

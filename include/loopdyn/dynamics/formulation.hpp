@@ -52,6 +52,7 @@
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
+#include "loopdyn/kinematics/coordinates.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
 #include "loopdyn/kinematics/state.hpp"
 #include "loopdyn/model/model.hpp"
@@ -100,6 +101,11 @@ struct DynamicsWorkspace {
   MatX ci;  ///< diag(row_K) C_KI, r x k
   Eigen::PartialPivLU<MatX> cd_lu;
   VecX eta, xi;
+
+  // relative coordinates (relative_lagrange.hpp)
+  VecX a_r;    ///< joint accelerations
+  VecX mu;     ///< multipliers of the rows left as constraints (cut joints, drivers, knife edges)
+  VecX b_cut;  ///< those rows' b (C v + b = 0): their power is mu^T b_cut
 };
 
 /// What an evaluation of the equations of motion should do besides the accelerations.
@@ -120,6 +126,9 @@ class Formulation {
   /// Fills ws.a, ws.lambda (and ws.kin, ws.M, ws.F, ws.F_nc) at state x. Returns "" on success,
   /// otherwise what went wrong, naming the equations involved.
   virtual std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const = 0;
+  /// The positions the integrator carries for this formulation (kinematics/coordinates.hpp):
+  /// absolute unless the formulation works in joint coordinates.
+  virtual std::unique_ptr<Coordinates> coordinates(const Model& model) const;
   /// Rows of C whose multipliers the formulation sets to zero by construction.
   virtual std::vector<int> eliminatedEquations() const { return {}; }
 
@@ -202,6 +211,13 @@ std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Sc
 
 /// Positions only (the first half of projectState); ws.kin is left evaluated at the result.
 std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance = 1e-14);
+
+/// Velocities only (the second half): x.v onto C v + b = 0 by the least change in the kinetic
+/// metric. ws.kin must be evaluated at x's positions; it is left evaluated at the result.
+void projectVelocities(const Model& model, DynamicsWorkspace& ws, State& x);
+
+/// ws.Gamma from ws.kin (evaluated at x), with Baumgarte's (1972) terms when they are switched on.
+void stabilizedGamma(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte);
 
 /// The least-norm scaled multipliers for the constraint force C^T lambda = f (size nv):
 /// lambda = diag(row) (C_s^T)^+ diag(col) f, the rank of C_s^T decided with kRankThreshold. Uses

@@ -12,6 +12,9 @@ namespace loopdyn {
 
 struct FormulationChoice {
   std::string method = "lagrange";  ///< lagrange, elimination, partitioning, projection
+  /// absolute (every body's own coordinates) or relative (joint coordinates on the spanning tree,
+  /// kinematics/coordinates.hpp; lagrange only so far)
+  std::string coordinates = "absolute";
   bool continuation = true;         ///< projection: continue the tangent basis (else refactorise)
   bool switching = true;            ///< partitioning: switch degraded coordinate sets (else keep)
   /// elimination: the equations to eliminate by name ("C.y", "W4"); empty: chosen by QR with

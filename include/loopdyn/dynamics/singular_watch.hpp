@@ -7,9 +7,12 @@
 /// smaller of the two is below kNearSingular, the step's positions are sampled (kDipSamples
 /// interior points of Formulation::Step::positions: a cubic Hermite from the step ends, no
 /// evaluation of the dynamics) and, where the samples say the ratio can vanish near the smallest
-/// one, the closest approach is found by golden-section search. A step
+/// one -- or where the samples fall into one gap and rise out of it so steeply that their lines
+/// meet below zero in it -- the closest approach is found by golden-section search. A step
 /// cannot jump over a passage unseen: a singular configuration crossed inside the step shows as
-/// a dip in the samples, or at an end.
+/// a dip in the samples, a V between them, or at an end; a step may contain several.
+
+#include <vector>
 
 #include "loopdyn/dynamics/formulation.hpp"
 
@@ -67,8 +70,9 @@ class SingularWatch {
     Scalar t = 0;
     Scalar ratio = 1;
   };
-  /// After an accepted step ending at x. Leaves ws.kin and ws.tangent factorised at x.
-  Approach afterStep(const Model& model, DynamicsWorkspace& ws, const Formulation::Step& step, const State& x);
+  /// After an accepted step ending at x: the passages inside it (or at its start), in time order.
+  /// Leaves ws.kin and ws.tangent factorised at x.
+  std::vector<Approach> afterStep(const Model& model, DynamicsWorkspace& ws, const Formulation::Step& step, const State& x);
   /// |R_rr| / |R_11| at the end of the last step (or at the start).
   Scalar lastRatio() const { return last_ratio_; }
   /// |R_(r+1)(r+1)| / |R_11| there: at or above kSingularRatio the rank exceeds the generic rank
@@ -88,6 +92,9 @@ class SingularWatch {
   /// Reads the excess ratio from ws.tangent, factorised at a step end.
   void readExcess(const DynamicsWorkspace& ws);
   bool dip_at_end_ = false;  ///< the last step's smallest ratio was at its end
+  /// The last step's last interior sample (the slope into the next step's start), if it sampled.
+  Scalar before_end_t_ = 0, before_end_ratio_ = 1;
+  bool before_end_valid_ = false;
   /// The motion has been away from singular configurations (ratio >= kSingularRatio) since the
   /// last passage or a singular start: one passage per visit (inside it, rounding makes the ratio
   /// of nearly equal configurations wander at 1e-16 and would count spurious minima).

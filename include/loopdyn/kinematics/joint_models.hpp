@@ -69,6 +69,11 @@ class JointModel {
   Vec6 biasTwist(const Scalar* q, const Scalar* v) const;
   /// 2D: the index in q of the joint's angle (revolute, planar, free), -1 for none.
   int planarAngleIndex() const;
+  /// Whether q[k] is an angle (a turn about an axis, unbounded: revolute, cylindrical, universal,
+  /// planar and 2D free angles), as opposed to a length or a quaternion entry.
+  bool isAngle(int k) const;
+  /// Makes q's quaternion (spherical, 3D free) unit; nothing for the other joints.
+  void normalize(Scalar* q) const;
 
   /// dq/dt from v (quaternions: qdot = 1/2 [0; omega] * quat, omega in frame 1).
   void positionRates(const Scalar* q, const Scalar* v, Scalar* qdot) const;

@@ -11,6 +11,10 @@ struct State {
   Scalar t = 0;
   VecX q;
   VecX v;
+  /// Joint coordinates and velocities on the spanning tree (kinematics/tree_kinematics.hpp) when
+  /// the state comes from them (a relative-coordinate simulation: q and v follow from these);
+  /// empty otherwise.
+  VecX q_r, v_r;
 };
 
 /// Pose and velocity of one body in 3D form (a planar body lies in z = 0 and turns about z).

@@ -22,13 +22,26 @@ class TreeKinematics {
 
   int nq() const { return nq_; }
   int nv() const { return nv_; }
+  const Model& model() const { return model_; }
   /// The joint model of body b's link to its parent.
   const JointModel& joint(BodyIndex b) const { return links_[static_cast<std::size_t>(b)].model; }
 
   /// Absolute state x (Model layout: positions, and velocities V = J v_r) from joint coordinates.
   /// Every tree joint's equations then hold exactly (up to rounding). 2D body angles add the
-  /// joints' angles to the unwrapped marker angles, so no whole turn is lost.
+  /// joints' angles to the unwrapped marker angles, so no whole turn is lost; 3D body quaternions
+  /// take the sign nearest to those x held, if any (the same rotation; continuous over samples).
   void absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, State& x) const;
+  /// The positions alone (x.t, x.q; x.v untouched).
+  void absolutePositions(const VecX& q_r, Scalar t, State& x) const;
+
+  /// The joint model of every link, for loops over joint coordinates.
+  struct LinkCoordinates {
+    BodyIndex body;
+    int joint;  ///< index into Model::joints(); -1: a floating body's free joint
+    const JointModel* model;
+    int q_offset, v_offset;
+  };
+  std::vector<LinkCoordinates> links() const;
 
   /// Joint coordinates of an absolute state whose tree joints' equations hold (an assembled
   /// state): q_r from the relative poses, v_r from the relative twists (least squares: exact when
@@ -49,6 +62,8 @@ class TreeKinematics {
 
   /// dq_r/dt from v_r.
   void positionRates(const VecX& q_r, const VecX& v_r, VecX& qdot) const;
+  /// Makes the joints' quaternions in q_r unit (JointModel::normalize).
+  void normalize(VecX& q_r) const;
   /// q_r (+) dt v_r, joint by joint (JointModel::integrate).
   void integrate(const VecX& q_r, const VecX& v_r, Scalar dt, VecX& out) const;
 
@@ -68,6 +83,7 @@ class TreeKinematics {
 
   const Model& model_;
   std::vector<Link> links_;  ///< per body
+  VecX at_rest_;             ///< zero joint velocities (absolutePositions)
   int nq_ = 0, nv_ = 0;
 };
 

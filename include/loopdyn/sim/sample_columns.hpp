@@ -10,6 +10,9 @@
 ///                              partitioning the independent velocities v_I of the current set
 ///                              (paper 003), projection the coordinates of v in the tangent
 ///                              basis T (paper 004, eq. (11))
+///   JOINT.q1 ... JOINT.v1 ...  relative coordinates: the joint coordinates and velocities the
+///                              integrator carries (kinematics/coordinates.hpp; a floating body's
+///                              free joint is BODY.free)
 ///   PAIR@BODY.Fx ...     the wrench pair exerts on body (either of its two, or the ground),
 ///                            reduced to the joint point, world axes (kinematics/pair_wrench.hpp)
 ///   PAIR@BODY.joint.Fx   the same in the joint frame (the pair's first marker)
@@ -35,6 +38,7 @@ struct ColumnOptions {
   bool world_reactions = true;  ///< PAIR@BODY.Fx ...
   bool joint_reactions = true;  ///< PAIR@BODY.joint.Fx ...
   int generalized_velocities = 0;  ///< u.1 ... u.k (Formulation::generalizedVelocityCount)
+  bool joint_coordinates = false;  ///< JOINT.q1 ..., JOINT.v1 ... (relative-coordinate runs)
 };
 
 class SampleColumns {
@@ -62,6 +66,7 @@ class SampleColumns {
   std::vector<ReactionSide> sides_;
   std::vector<int> driver_rows_;
   ColumnOptions options_;
+  int joint_q_ = 0, joint_v_ = 0;  ///< joint coordinate columns
   int non_unique_ = 0;
 };
 
