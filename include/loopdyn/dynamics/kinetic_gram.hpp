@@ -14,7 +14,7 @@
 /// Redundant constraints make G singular. Diagonal pivoting takes the largest remaining diagonal
 /// first, so the dependent rows come last with pivots at rounding level; pivots below
 /// kGramPivotThreshold times the largest are taken as zero and their components of the solution
-/// set to zero. That picks one of the many solutions lambda_s, but not a different motion: for two
+/// set to zero (pivoted_ldlt.hpp). That picks one of the many solutions lambda_s, but not a different motion: for two
 /// solutions of G w = r (r in range G), (w1 - w2)^T G (w1 - w2) = |M^-1/2 C_r^T (w1 - w2)|^2 = 0,
 /// so C_r^T w, the accelerations and the velocity and position corrections are the same. The
 /// least-norm multipliers reported as reactions are computed separately (formulation.hpp).
@@ -23,6 +23,7 @@
 
 #include "loopdyn/common/types.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/dynamics/pivoted_ldlt.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
 #include "loopdyn/model/model.hpp"
@@ -47,20 +48,15 @@ class KineticGram {
   const MatX& inverseMassTimesCt() const { return MinvCt_; }
   /// C_r (rows x nv) of the last compute.
   const MatX& scaledRows() const { return Cr_; }
-  int rows() const { return static_cast<int>(G_.rows()); }
+  int rows() const { return static_cast<int>(ldlt_.size()); }
 
  private:
   /// Adds body `body`'s part of G (D velocity coordinates a body).
   template <int D>
   void addBodyBlocks(int body, int rows);
-  /// Factorises G_ in place: L below the diagonal, pivots in D_, order in perm_.
-  void factorize();
-
-  MatX Cr_, MinvCt_, G_;
+  MatX Cr_, MinvCt_;
+  PivotedLdlt ldlt_;           ///< G and its factors
   std::vector<int> touching_;  ///< rows touching one body (scratch of compute)
-  VecX D_;                     ///< pivots (zero for dependent rows)
-  std::vector<int> perm_;      ///< perm_[k]: the row of G factorised at step k
-  mutable VecX work_;          ///< scratch of solveInPlace (one workspace per thread)
 };
 
 }  // namespace loopdyn
