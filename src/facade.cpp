@@ -60,7 +60,7 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
   const UniquenessReport flags = analyzeReactionUniquenessNear(model, kin, x0, uniqueness);
   ColumnOptions column_options;
   column_options.generalized_velocities = built.formulation->generalizedVelocityCount(model);
-  column_options.joint_coordinates = request.coordinates == "relative";
+  column_options.joint_coordinates = built.formulation->coordinates(model)->relative();
   const SampleColumns columns(model, flags, column_options);
   options.multipliers = columns.needsMultipliers();
   out.columns = columns.names();

@@ -70,7 +70,8 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   std::unique_ptr<Formulation> formulation = std::move(built.formulation);
   run.eliminated = built.eliminated;
   run.formulation = std::string(formulation->name());
-  run.coordinates = options.coordinates;
+  const bool relative = formulation->coordinates(model)->relative();
+  run.coordinates = relative ? "relative" : "absolute";
   run.continuation = options.continuation;
   run.switching = options.switching;
   run.integrator = options.integrator;
@@ -99,7 +100,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   column_options.world_reactions = options.reactions == "all" || options.reactions == "world";
   column_options.joint_reactions = options.reactions == "all" || options.reactions == "joint";
   column_options.generalized_velocities = formulation->generalizedVelocityCount(model);
-  column_options.joint_coordinates = options.coordinates == "relative";
+  column_options.joint_coordinates = relative;
   const SampleColumns columns(model, flags, column_options);
   run.columns = static_cast<int>(columns.names().size());
   run.non_unique_columns = columns.nonUniqueColumns();
@@ -175,8 +176,9 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--method", o->method,
                   "Formulation: lagrange (least-norm multipliers), elimination (redundant equations removed), "
                   "partitioning (independent coordinates by the projective criterion, paper 003), projection (QR "
-                  "tangent basis with continuation, paper 004)")
-      ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection"}))
+                  "tangent basis with continuation, paper 004), dca (Featherstone's divide-and-conquer algorithm on the assembly "
+                  "tree, in joint coordinates, paper 000)")
+      ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection", "dca"}))
       ->capture_default_str();
   cmd->add_option("--coordinates", o->coordinates,
                   "absolute (every body's own position and orientation) or relative (joint coordinates on the "

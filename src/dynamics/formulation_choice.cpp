@@ -3,6 +3,7 @@
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/dynamics/partitioning.hpp"
 #include "loopdyn/dynamics/projection.hpp"
+#include "loopdyn/dynamics/dca.hpp"
 #include "loopdyn/dynamics/relative_lagrange.hpp"
 
 namespace loopdyn {
@@ -15,20 +16,22 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
   const RankReport rank = analyzeConstraints(model, kin, x0, RankOptions{});
   out.generic_rank = rank.generic_rank;
   const std::string& method = choice.eliminate.empty() ? choice.method : "elimination";
-  if (choice.coordinates == "relative") {
-    if (method != "lagrange") {
-      out.problem = "--method " + method +
-                    " is not available in relative coordinates yet: use --method lagrange with --coordinates relative, "
-                    "or --coordinates absolute";
-      return out;
-    }
-    auto formulation = std::make_unique<RelativeLagrangeFormulation>(model);
+  // in joint coordinates: the initial state must be one the spanning tree's joints reach
+  const auto inJointCoordinates = [&](std::unique_ptr<Formulation> formulation) {
     DynamicsWorkspace ws(model);
-    if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
-      out.problem = "relative coordinates cannot describe the initial state: " + problem;
-      return out;
-    }
-    out.formulation = std::move(formulation);
+    if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty())
+      out.problem = method + ": relative coordinates cannot describe the initial state: " + problem;
+    else
+      out.formulation = std::move(formulation);
+    return std::move(out);
+  };
+  // (the divide-and-conquer algorithm works on the spanning tree: always in joint coordinates)
+  if (method == "dca") return inJointCoordinates(std::make_unique<DcaFormulation>(model));
+  if (choice.coordinates == "relative") {
+    if (method == "lagrange") return inJointCoordinates(std::make_unique<RelativeLagrangeFormulation>(model));
+    out.problem = "--method " + method +
+                  " is not available in relative coordinates yet: use --method lagrange or dca with --coordinates "
+                  "relative, or --coordinates absolute";
     return out;
   }
   if (choice.coordinates != "absolute") {
@@ -48,7 +51,7 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
     return out;
   }
   if (method != "elimination") {
-    out.problem = "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection)";
+    out.problem = "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection, dca)";
     return out;
   }
   if (rank.singular) {

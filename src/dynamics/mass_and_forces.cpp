@@ -4,15 +4,6 @@ namespace loopdyn {
 
 namespace {
 
-const BodyMotion& motionOf(const std::vector<BodyMotion>& motion, BodyIndex b) {
-  static const BodyMotion ground = [] {
-    BodyMotion m;
-    m.ground = true;
-    return m;
-  }();
-  return b == kGround ? ground : motion[static_cast<std::size_t>(b)];
-}
-
 Vec3 worldPoint(const BodyMotion& m, const MarkerFrame& marker) { return m.r + m.R * marker.position; }
 Vec3 worldVelocity(const BodyMotion& m, const Vec3& point) { return m.v + m.w.cross(point - m.r); }
 

@@ -16,15 +16,6 @@ KinematicsWorkspace::KinematicsWorkspace(const Model& model)
 
 namespace {
 
-const BodyMotion& motionOf(const KinematicsWorkspace& ws, BodyIndex body) {
-  static const BodyMotion ground = [] {
-    BodyMotion g;
-    g.ground = true;
-    return g;
-  }();
-  return body == kGround ? ground : ws.motion[static_cast<std::size_t>(body)];
-}
-
 /// Writes one equation's jet into row `row` of C, b, Gamma (and Phi for holonomic rows).
 void scatter(const Model& model, KinematicsWorkspace& ws, int row, const Jet& jet, BodyIndex b1, BodyIndex b2,
              bool holonomic) {
@@ -61,14 +52,14 @@ void evaluateConstraints(const Model& model, KinematicsWorkspace& ws, const Stat
   std::array<Jet, 6> jets;
   for (const Joint& joint : model.joints()) {
     const std::span<Jet> out(jets.data(), static_cast<std::size_t>(joint.rows));
-    jointEquations(model.dimension(), joint, motionOf(ws, joint.first.body), motionOf(ws, joint.second.body), out);
+    jointEquations(model.dimension(), joint, motionOf(ws.motion, joint.first.body), motionOf(ws.motion, joint.second.body), out);
     const bool holonomic = !isNonholonomic(joint.type);
     for (int k = 0; k < joint.rows; ++k)
       scatter(model, ws, joint.row + k, out[static_cast<std::size_t>(k)], joint.first.body, joint.second.body, holonomic);
   }
   for (const Driver& driver : model.drivers()) {
     const Jet jet =
-        driverEquation(model, driver, motionOf(ws, driver.first.body), motionOf(ws, driver.second.body), x.t);
+        driverEquation(model, driver, motionOf(ws.motion, driver.first.body), motionOf(ws.motion, driver.second.body), x.t);
     scatter(model, ws, driver.row, jet, driver.first.body, driver.second.body, true);
   }
 }

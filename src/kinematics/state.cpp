@@ -9,6 +9,15 @@ State initialState(const Model& model) {
   return State{0, model.initialPositions(), model.initialVelocities(), {}, {}};
 }
 
+const BodyMotion& motionOf(const std::vector<BodyMotion>& motion, BodyIndex b) {
+  static const BodyMotion ground = [] {
+    BodyMotion m;
+    m.ground = true;
+    return m;
+  }();
+  return b == kGround ? ground : motion[static_cast<std::size_t>(b)];
+}
+
 BodyMotion bodyMotion(const Model& model, const VecX& q, const VecX& v, BodyIndex b) {
   BodyMotion m;
   if (b == kGround) {

@@ -183,6 +183,60 @@ void TreeKinematics::absoluteAccelerations(const VecX& q_r, const VecX& v_r, con
   }
 }
 
+namespace {
+
+/// A marker frame in the world with its acceleration: origin, axes, and their rates.
+struct MovingFrame {
+  Vec3 o, o_dot, o_ddot;
+  Mat3 R;
+  Vec3 w, alpha;
+};
+
+MovingFrame movingFrame(const BodyMotion& m, const Vec3& a, const Vec3& alpha, const MarkerFrame& marker) {
+  const Vec3 arm = m.R * marker.position;
+  return {m.r + arm, m.v + m.w.cross(arm), a + alpha.cross(arm) + m.w.cross(m.w.cross(arm)), m.R * marker.orientation,
+          m.w, alpha};
+}
+
+}  // namespace
+
+void TreeKinematics::jointAccelerations(const State& x, const VecX& A, VecX& a_r) const {
+  LOOPDYN_CHECK(x.q_r.size() == nq_ && x.v_r.size() == nv_ && A.size() == model_.nv(),
+                "joint accelerations: the state has no joint coordinates, or A has the wrong size");
+  a_r.resize(nv_);
+  const auto accelerationOf = [&](BodyIndex b, Vec3& a, Vec3& alpha) {
+    a.setZero();
+    alpha.setZero();
+    if (b == kGround) return;
+    if (model_.dimension() == 2) {
+      a << A(3 * b), A(3 * b + 1), 0;
+      alpha << 0, 0, A(3 * b + 2);
+    } else {
+      a = A.segment<3>(6 * b);
+      alpha = A.segment<3>(6 * b + 3);
+    }
+  };
+  for (const Link& link : links_) {
+    Vec3 a1, alpha1, a2, alpha2;
+    accelerationOf(link.first.body, a1, alpha1);
+    accelerationOf(link.second.body, a2, alpha2);
+    const MovingFrame F1 = movingFrame(bodyMotion(model_, x.q, x.v, link.first.body), a1, alpha1, link.first);
+    const MovingFrame F2 = movingFrame(bodyMotion(model_, x.q, x.v, link.second.body), a2, alpha2, link.second);
+    // the relative twist in frame-1 axes, [R1^T y; R1^T (w2 - w1)] with y = rdot - w1 x r (r = o2 - o1),
+    // and its rate [R1^T (ydot - w1 x y); R1^T (alpha2 - alpha1 - w1 x (w2 - w1))]
+    const Vec3 r = F2.o - F1.o, r_dot = F2.o_dot - F1.o_dot, r_ddot = F2.o_ddot - F1.o_ddot;
+    const Vec3 y = r_dot - F1.w.cross(r);
+    const Vec3 y_dot = r_ddot - F1.alpha.cross(r) - F1.w.cross(r_dot);
+    Vec6 rate;
+    rate.head<3>() = F1.R.transpose() * (y_dot - F1.w.cross(y));
+    rate.tail<3>() = F1.R.transpose() * (F2.alpha - F1.alpha - F1.w.cross(F2.w - F1.w));
+    const Scalar* q = x.q_r.data() + link.q_offset;
+    const Scalar* v = x.v_r.data() + link.v_offset;
+    rate -= link.model.biasTwist(q, v);
+    a_r.segment(link.v_offset, link.model.nv()) = link.model.motionSubspace(q).transpose() * rate;
+  }
+}
+
 void TreeKinematics::jacobian(const VecX& q_r, MatX& J) const {
   J.resize(model_.nv(), nv_);
   VecX unit = VecX::Zero(nv_);

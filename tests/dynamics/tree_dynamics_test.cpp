@@ -12,6 +12,7 @@
 
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
+#include "support/against_lagrange.hpp"
 #include "test_models.hpp"
 
 namespace loopdyn {
@@ -38,29 +39,13 @@ VecX absoluteAccelerations(const Model& model, const State& x) {
 
 TEST(TreeDynamics, OpenTreesAccelerateAsInAbsoluteCoordinates) {
   std::mt19937 rng(18);
-  std::uniform_real_distribution<Scalar> u(-2, 2);
   int checked = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    const int dimension = trial % 2 == 0 ? 2 : 3;
-    test::RandomMechanismOptions options;
-    options.bodies = 1 + trial % 7;
-    for (JointType type : {JointType::Revolute, JointType::Prismatic, JointType::Cylindrical, JointType::Universal,
-                           JointType::Spherical, JointType::Planar, JointType::Fixed})
-      if (jointTypeAllowed(type, dimension)) options.tree_types.push_back(type);
-    ModelSpec spec = test::randomMechanismSpec(dimension, rng, options);
-    spec.gravity = dimension == 2 ? Vec3(0, -9.81, 0) : Vec3(u(rng), u(rng), -9.81);
-    // every other joint written child first: the tree then traverses it backwards
-    for (std::size_t j = 0; j < spec.joints.size(); j += 2) std::swap(spec.joints[j].first, spec.joints[j].second);
-    const Model model = compile(spec);
+    const Model model = test::randomTree(trial % 2 == 0 ? 2 : 3, 1 + trial % 7, false, rng);
     ASSERT_TRUE(model.topology().cut_joints.empty());
     const TreeKinematics tree(model);
-    // a random joint state: each link moved from its reference pose, random joint rates
-    VecX neutral(tree.nq()), v(tree.nv()), q;
-    for (BodyIndex b = 0; b < model.nb(); ++b)
-      tree.joint(b).neutral(neutral.data() + model.topology().links[static_cast<std::size_t>(b)].q_offset);
-    for (Eigen::Index k = 0; k < v.size(); ++k) v(k) = u(rng);
-    tree.integrate(neutral, v, 1, q);
-    for (Eigen::Index k = 0; k < v.size(); ++k) v(k) = u(rng);
+    VecX q, v;
+    test::randomJointState(model, tree, rng, q, v);
 
     VecX a_r, A;
     treeForwardDynamics(model, tree, 0, q, v, a_r);

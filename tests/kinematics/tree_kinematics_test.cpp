@@ -14,25 +14,13 @@
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/spatial/rotation.hpp"
+#include "support/against_lagrange.hpp"
 #include "test_models.hpp"
 
 namespace loopdyn {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// Random joint coordinates: every link moved from its reference pose by a random velocity for
-/// one second (angles and lengths up to 2, quaternions unit).
-void randomRelativeState(const Model& model, const TreeKinematics& tree, std::mt19937& rng, VecX& q, VecX& v) {
-  std::uniform_real_distribution<Scalar> u(-2, 2);
-  VecX neutral(tree.nq());
-  v.resize(tree.nv());
-  for (BodyIndex b = 0; b < model.nb(); ++b)
-    tree.joint(b).neutral(neutral.data() + model.topology().links[static_cast<std::size_t>(b)].q_offset);
-  for (Eigen::Index k = 0; k < v.size(); ++k) v(k) = u(rng);
-  tree.integrate(neutral, v, 1, q);
-  for (Eigen::Index k = 0; k < v.size(); ++k) v(k) = u(rng);
-}
 
 /// Largest residual of the tree joints' position and velocity equations at x.
 std::pair<Scalar, Scalar> treeJointResiduals(const Model& model, const State& x) {
@@ -60,7 +48,7 @@ TEST(TreeKinematics, RandomTreesSatisfyTheirJointsAndInvert) {
     const Model model = compile(test::randomMechanismSpec(dimension, rng, options));
     const TreeKinematics tree(model);
     VecX q, v;
-    randomRelativeState(model, tree, rng, q, v);
+    test::randomJointState(model, tree, rng, q, v);
     State x;
     tree.absoluteState(q, v, 0, x);
     // every tree joint holds to rounding (coordinates of size ~4 m: 1e-14 .. 1e-13)
@@ -89,7 +77,7 @@ TEST(TreeKinematics, BodyVelocitiesAreTheDerivativeOfTheirPositions) {
     const Model model = compile(test::randomMechanismSpec(dimension, rng, options));
     const TreeKinematics tree(model);
     VecX q, v, qp, qm;
-    randomRelativeState(model, tree, rng, q, v);
+    test::randomJointState(model, tree, rng, q, v);
     tree.integrate(q, v, h, qp);
     tree.integrate(q, v, -h, qm);
     State x, xp, xm;
@@ -105,7 +93,7 @@ TEST(TreeKinematics, BodyVelocitiesAreTheDerivativeOfTheirPositions) {
   }
 }
 
-TEST(TreeKinematics, BodyAccelerationsAreJTimesJointAccelerationsPlusJdotV) {
+TEST(TreeKinematics, BodyAccelerationsAreJTimesJointAccelerationsPlusJdotVAndGiveThemBack) {
   // A(a) = J a + Jdot v: linear in a with J from the velocity map (exactly, up to rounding), and
   // A(0) = Jdot v against central differences of J along q (+) t v (O(h^2) ~ 1e-9)
   std::mt19937 rng(17);
@@ -118,8 +106,8 @@ TEST(TreeKinematics, BodyAccelerationsAreJTimesJointAccelerationsPlusJdotV) {
     const Model model = compile(test::randomMechanismSpec(dimension, rng, options));
     const TreeKinematics tree(model);
     VecX q, v, a, unused;
-    randomRelativeState(model, tree, rng, q, v);
-    randomRelativeState(model, tree, rng, unused, a);
+    test::randomJointState(model, tree, rng, q, v);
+    test::randomJointState(model, tree, rng, unused, a);
     VecX A, bias;
     tree.absoluteAccelerations(q, v, a, A);
     tree.absoluteAccelerations(q, v, VecX::Zero(v.size()), bias);
@@ -132,6 +120,15 @@ TEST(TreeKinematics, BodyAccelerationsAreJTimesJointAccelerationsPlusJdotV) {
     tree.jacobian(qp, Jp);
     tree.jacobian(qm, Jm);
     EXPECT_LT((bias - (Jp - Jm) * v / (2 * h)).cwiseAbs().maxCoeff(), 1e-7) << "trial " << trial;
+    // and back: the joint accelerations from the bodies' (the DCA's last step, dca.hpp), exact
+    // up to rounding of the accelerations' size
+    State x;
+    x.q_r = q;
+    x.v_r = v;
+    tree.absoluteState(q, v, 0, x);
+    VecX a_back;
+    tree.jointAccelerations(x, A, a_back);
+    EXPECT_LT(test::maxAbs(a_back - a), 1e-11 * (1 + test::maxAbs(A))) << "trial " << trial;
   }
 }
 

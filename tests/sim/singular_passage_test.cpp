@@ -15,6 +15,7 @@
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/dynamics/projection.hpp"
+#include "loopdyn/dynamics/dca.hpp"
 #include "loopdyn/dynamics/relative_lagrange.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
 #include "loopdyn/sim/simulation.hpp"
@@ -41,8 +42,10 @@ LadderRun simulateLadder(const Model& model, const Oracle& oracle, const std::st
   LagrangeFormulation lagrange;
   ProjectionFormulation projection(model, rank);
   RelativeLagrangeFormulation relative(model);
+  DcaFormulation dca(model);
   Formulation& formulation = method == "lagrange"   ? static_cast<Formulation&>(lagrange)
                              : method == "relative" ? static_cast<Formulation&>(relative)
+                             : method == "dca"      ? static_cast<Formulation&>(dca)
                                                     : projection;
   SimulationOptions options = test::accurateOptions(kEnd, rtol, kSample);
   options.integrator = integrator;
@@ -100,13 +103,14 @@ struct Series {
   const char* method;
   ode::Method integrator;
   std::vector<Scalar> rtols;
-  /// lagrange, relative (lagrange in joint coordinates) or projection
+  /// lagrange, relative (lagrange in joint coordinates), dca (joint coordinates) or projection
   /// B0's position error at the tightest rtol must stay below this (m); 0: no bound beyond the
   /// integrator's own accuracy. Measured at the tightest rtol, 2 / 4 loops: lagrange/dopri5 2.4e-9 /
   /// 1.4e-9, projection/dopri5 1.5e-8 / 2.1e-9, lagrange/adams 2.3e-9 / 8.6e-10 (rtol 1e-12).
   /// Lagrange in relative coordinates controls the error of the joint angles, the variables of the
   /// exact equation itself, and is as accurate as the integrator on it: 4.6e-8 / 2.5e-8 at rtol
-  /// 1e-10 (the integrator on the exact equation: 5.3e-8), so its 1e-8 is asked at rtol 1e-12.
+  /// 1e-10 (the integrator on the exact equation: 5.3e-8), so its 1e-8 is asked at rtol 1e-12; the
+  /// DCA integrates the same joint coordinates.
   /// Projection with adams has none: at rtol 1e-10 adams itself is 6e-7 off on the exact equation,
   /// and every re-orthogonalisation of the projection's basis restarts adams at order 1 (at 1e-12:
   /// 50 000 steps, error 6e-8), docs/formulations.md.
@@ -129,6 +133,7 @@ TEST_P(LadderPassage, FollowsItsExactMotionThroughEveryCrossing) {
   const std::vector<Series> series{
       {"lagrange", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10}, 1e-8},
       {"relative", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10, 1e-12}, 1e-8},
+      {"dca", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10, 1e-12}, 1e-8},
       {"projection", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10}, 3e-8},
       {"lagrange", ode::Method::Adams, {1e-8, 1e-10, 1e-12}, 1e-8},
       {"projection", ode::Method::Adams, {1e-8, 1e-10}, 0},

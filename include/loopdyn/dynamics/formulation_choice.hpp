@@ -11,7 +11,7 @@
 namespace loopdyn {
 
 struct FormulationChoice {
-  std::string method = "lagrange";  ///< lagrange, elimination, partitioning, projection
+  std::string method = "lagrange";  ///< lagrange, elimination, partitioning, projection, dca (joint coordinates)
   /// absolute (every body's own coordinates) or relative (joint coordinates on the spanning tree,
   /// kinematics/coordinates.hpp; lagrange only so far)
   std::string coordinates = "absolute";

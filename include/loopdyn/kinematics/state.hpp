@@ -1,6 +1,8 @@
 #pragma once
 /// State (t, q, v) of a model in absolute coordinates, and the pose/motion of single bodies.
 
+#include <vector>
+
 #include "loopdyn/common/types.hpp"
 #include "loopdyn/model/model.hpp"
 
@@ -26,6 +28,9 @@ struct BodyMotion {
   Scalar phi = 0;                  ///< planar bodies: the unwrapped angle coordinate
   bool ground = false;
 };
+
+/// motion[b], or the fixed frame at rest for kGround.
+const BodyMotion& motionOf(const std::vector<BodyMotion>& motion, BodyIndex b);
 
 /// The state written in the model file (approximate positions, prescribed velocities).
 State initialState(const Model& model);

@@ -56,6 +56,12 @@ class TreeKinematics {
   /// acceleration and the angular acceleration, world frame) for joint accelerations a_r.
   void absoluteAccelerations(const VecX& q_r, const VecX& v_r, const VecX& a_r, VecX& A) const;
 
+  /// Joint accelerations a_r from the bodies' accelerations A (Model's velocity layout) at the
+  /// state x (q, v and q_r, v_r consistent): each joint's relative twist rate in its first
+  /// marker's axes, less the part that is not S a (JointModel::biasTwist), through S^T (S has
+  /// orthonormal columns). Exact when A satisfies the tree joints' acceleration equations.
+  void jointAccelerations(const State& x, const VecX& A, VecX& a_r) const;
+
   /// J (model.nv() x nv()): the body velocities per unit joint velocity, column by column. Dense,
   /// O(n^2): a baseline and a test reference, not for large trees.
   void jacobian(const VecX& q_r, MatX& J) const;

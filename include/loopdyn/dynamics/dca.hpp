@@ -1,0 +1,113 @@
+#pragma once
+/// Featherstone's divide-and-conquer algorithm (DCA) over the model's binary assembly tree
+/// (issue 16; paper 000, sect. 2, eqs. (1)-(7) and Fig. 1; Featherstone 1999), with every
+/// connection -- tree joints, cut joints, distance joints, knife edges, drivers -- written as its
+/// constraint rows, as paper 000 writes the multijoint connection (eq. (22)).
+///
+/// Each node of the assembly tree (a body, or the subassembly of its two children) has handles:
+/// its bodies on which a connection assembled higher up (or to ground) acts. Its equation of motion
+/// (paper 000, eq. (1)) relates the accelerations a_h of its handle bodies (centre of mass and
+/// angular, world axes: Model's velocity layout) to the wrenches f_k applied there:
+///   a_h = sum_k Phi_hk f_k + b_h.
+/// A body: Phi = M_b^-1, b = M_b^-1 F_b (applied forces, gravity and gyroscopic terms included).
+/// Assembling node N from children X and Y over the connections L joining them (main pass, leaves
+/// to root): a connection c's force on its body e is J_ce^T lambda_c and its rows require
+/// sum_e J_ce a_e = Gamma_c (J: the scaled rows of C on that body). With G_h = sum_(c,e) Phi_he
+/// J_ce^T over the endpoints e in h's child,
+///   W lambda + beta_0 + sum_k G_k^T f_k = 0,   W = sum J Phi J^T,   beta_0 = sum_e J_e b_e - Gamma,
+///   Phi^N_hk = Phi_hk [same child] - G_h W^+ G_k^T,   b^N_h = b_h - G_h W^+ beta_0       (eq. (7))
+/// (the elimination of the connection forces). The complete assembly is then joined to ground
+/// over the connections to ground (paper 000, Fig. 5). Back-substitution (root to leaves): lambda
+/// = -W^+ (beta_0 + sum_k G_k^T f_k) from the forces on the node's handles, which with J^T lambda
+/// give the children's; at a body, a = M_b^-1 (F_b + f).
+///
+/// W is singular where the connections assembled at a node are redundant (a multijoint connection
+/// of an overconstrained mechanism) or at a singular configuration: W^+ is the pivoted LDL^T with
+/// zero pivots below kGramPivotThreshold (pivoted_ldlt.hpp). The accelerations are then still the
+/// unique ones, and so are the unique reactions; the non-unique ones are the DCA's choice: the
+/// multipliers of the rows taken as dependent at the node where the redundancy closes are zero.
+///
+/// Cost: per node, products of size (handles x 6) x (rows assembled there): O(n) for chains and
+/// ladders whose nodes keep a bounded number of handles.
+
+#include <vector>
+
+#include <array>
+
+#include "loopdyn/dynamics/joint_coordinate_formulation.hpp"
+#include "loopdyn/dynamics/pivoted_ldlt.hpp"
+
+namespace loopdyn {
+
+class DivideAndConquer {
+ public:
+  explicit DivideAndConquer(const Model& model);
+
+  /// Body accelerations A (Model's velocity layout) and every row's multiplier lambda (the sign of
+  /// formulation.hpp: M A = F - C^T lambda) at the bodies' motion, applied forces F (size nv) and
+  /// time t. gamma_shift (size nc, may be empty) is added to Gamma (Baumgarte's terms). Returns the
+  /// number of rows taken as dependent over all nodes. Not thread-safe: one object per thread.
+  int solve(const Model& model, const std::vector<BodyMotion>& motion, const VecX& F, Scalar t,
+            const ConstraintScaling& scaling, const VecX& gamma_shift, VecX& A, VecX& lambda);
+
+ private:
+  struct Connection {
+    int joint = -1, driver = -1;  ///< what it is (index into Model::joints() or drivers())
+    int row = 0, rows = 0;        ///< its rows of C
+    std::array<BodyIndex, 2> bodies{kGround, kGround};
+    int node = -1;                ///< where it is assembled
+    /// scaled rows on its two bodies (2D: the first 3 columns of each 6 used), and Gamma
+    Eigen::Matrix<Scalar, 6, 12> J = Eigen::Matrix<Scalar, 6, 12>::Zero();
+    Eigen::Matrix<Scalar, 6, 1> Gamma = Eigen::Matrix<Scalar, 6, 1>::Zero();
+  };
+  struct Endpoint {
+    int child = 0;   ///< 0: the node's first child, 1: its second
+    int handle = 0;  ///< index into that child's handles
+  };
+  struct Node {
+    BodyIndex body = kGround;    ///< a leaf's body
+    std::array<int, 2> children{-1, -1};
+    std::vector<BodyIndex> handles;
+    /// where each handle sits among the children's handles
+    std::vector<Endpoint> handle_in_child;
+    std::vector<int> connections;              ///< assembled here
+    std::vector<std::array<Endpoint, 2>> ends;  ///< per connection and side (child -1: ground)
+    int rows = 0;
+    // numbers of the last solve
+    MatX Phi;                 ///< handles x handles blocks of d x d
+    VecX b;                   ///< per handle, d
+    std::array<MatX, 2> Jc;   ///< rows x (child handles x d): the connections' rows on each child
+    std::array<MatX, 2> Gc;   ///< Phi_child Jc^T per child
+    MatX G;                   ///< the new handles' rows of Gc (handles d x rows)
+    PivotedLdlt W;
+    VecX beta0, w0, lambda;   ///< beta_0, W^+ beta_0, the multipliers (scaled, DCA sign)
+    VecX f;                   ///< the forces on the handles (back-substitution)
+  };
+
+  void assemble(Node& node);
+  void backSubstitute(Node& node);
+
+  int d_ = 3;
+  std::vector<Connection> connections_;
+  std::vector<Node> nodes_;  ///< the assembly tree's, then the ground connection (last)
+  std::vector<int> order_;   ///< children before parents
+};
+
+/// Forward dynamics by the DCA in relative coordinates (issue 16): the integrator carries the
+/// spanning tree's joint coordinates (joint_coordinate_formulation.hpp), the bodies' accelerations
+/// and every joint's reaction come from DivideAndConquer, the joint accelerations from the bodies'
+/// (TreeKinematics::jointAccelerations). The multipliers are the DCA's own (its choice of the
+/// non-unique ones: see DivideAndConquer).
+class DcaFormulation final : public JointCoordinateFormulation {
+ public:
+  explicit DcaFormulation(const Model& model) : JointCoordinateFormulation(model), dca_(model) {}
+  std::string_view name() const override { return "dca"; }
+
+ protected:
+  std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const override;
+
+ private:
+  mutable DivideAndConquer dca_;  ///< (its buffers: one formulation object per thread, as every formulation)
+};
+
+}  // namespace loopdyn

@@ -1,0 +1,306 @@
+#include "loopdyn/dynamics/dca.hpp"
+
+#include <algorithm>
+#include <span>
+
+#include "loopdyn/common/check.hpp"
+#include "loopdyn/dynamics/kinetic_gram.hpp"
+#include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/kinematics/constraint_equations.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+/// Columns of a jet slot (6: velocity, angular velocity) used in 2D: vx, vy, wz.
+constexpr std::array<int, 3> kPlanarColumns{0, 1, 5};
+
+}  // namespace
+
+DivideAndConquer::DivideAndConquer(const Model& model) : d_(model.vPerBody()) {
+  const Topology& topology = model.topology();
+  // the connections: every joint and driver with its rows of C
+  for (std::size_t j = 0; j < model.joints().size(); ++j) {
+    const Joint& joint = model.joints()[j];
+    Connection c;
+    c.joint = static_cast<int>(j);
+    c.row = joint.row;
+    c.rows = joint.rows;
+    c.bodies = {joint.first.body, joint.second.body};
+    connections_.push_back(c);
+  }
+  for (std::size_t k = 0; k < model.drivers().size(); ++k) {
+    const Driver& driver = model.drivers()[k];
+    Connection c;
+    c.driver = static_cast<int>(k);
+    c.row = driver.row;
+    c.rows = 1;
+    c.bodies = {driver.first.body, driver.second.body};
+    connections_.push_back(c);
+  }
+
+  // the assembly tree, and one node more: the complete assembly joined to ground
+  nodes_.resize(topology.nodes.size() + 1);
+  std::vector<int> parent(nodes_.size(), -1), leaf(static_cast<std::size_t>(model.nb()), -1);
+  const int ground = static_cast<int>(topology.nodes.size());
+  for (std::size_t i = 0; i < topology.nodes.size(); ++i) {
+    const AssemblyNode& a = topology.nodes[i];
+    Node& n = nodes_[i];
+    n.body = a.body;
+    n.children = {a.first, a.second};
+    parent[i] = a.parent < 0 ? ground : a.parent;
+    if (a.first < 0) leaf[static_cast<std::size_t>(a.body)] = static_cast<int>(i);
+  }
+  nodes_[static_cast<std::size_t>(ground)].children = {topology.root, -1};
+  LOOPDYN_CHECK(topology.root >= 0 || model.nb() == 0, "the model has no assembly tree");
+
+  // each connection is assembled where its bodies first meet (ground: at the ground node); its
+  // bodies are handles of every node below that on their way up
+  const auto depthOf = [&](int n) {
+    int depth = 0;
+    for (; n >= 0 && n != ground; n = parent[static_cast<std::size_t>(n)]) ++depth;
+    return depth;
+  };
+  for (std::size_t ci = 0; ci < connections_.size(); ++ci) {
+    Connection& c = connections_[ci];
+    int meet = ground;
+    if (c.bodies[0] != kGround && c.bodies[1] != kGround) {
+      int x = leaf[static_cast<std::size_t>(c.bodies[0])], y = leaf[static_cast<std::size_t>(c.bodies[1])];
+      int dx = depthOf(x), dy = depthOf(y);
+      for (; dx > dy; --dx) x = parent[static_cast<std::size_t>(x)];
+      for (; dy > dx; --dy) y = parent[static_cast<std::size_t>(y)];
+      while (x != y) x = parent[static_cast<std::size_t>(x)], y = parent[static_cast<std::size_t>(y)];
+      meet = x;
+    }
+    c.node = meet;
+    nodes_[static_cast<std::size_t>(meet)].connections.push_back(static_cast<int>(ci));
+    nodes_[static_cast<std::size_t>(meet)].rows += c.rows;
+    for (const BodyIndex body : c.bodies) {
+      if (body == kGround) continue;
+      for (int n = leaf[static_cast<std::size_t>(body)]; n != meet; n = parent[static_cast<std::size_t>(n)]) {
+        std::vector<BodyIndex>& handles = nodes_[static_cast<std::size_t>(n)].handles;
+        if (std::find(handles.begin(), handles.end(), body) == handles.end()) handles.push_back(body);
+      }
+    }
+  }
+
+  // where each node's handles and its connections' ends sit among its children's handles
+  const auto endpointOf = [&](const Node& n, BodyIndex body) {
+    for (int side = 0; side < 2; ++side) {
+      if (n.children[static_cast<std::size_t>(side)] < 0) continue;
+      const std::vector<BodyIndex>& h = nodes_[static_cast<std::size_t>(n.children[static_cast<std::size_t>(side)])].handles;
+      const auto it = std::find(h.begin(), h.end(), body);
+      if (it != h.end()) return Endpoint{side, static_cast<int>(it - h.begin())};
+    }
+    return Endpoint{-1, -1};
+  };
+  for (Node& n : nodes_) {
+    if (n.children[0] < 0) continue;  // a body
+    for (const BodyIndex h : n.handles) n.handle_in_child.push_back(endpointOf(n, h));
+    for (const int ci : n.connections) {
+      const Connection& c = connections_[static_cast<std::size_t>(ci)];
+      std::array<Endpoint, 2> ends{};
+      for (int s = 0; s < 2; ++s)
+        ends[static_cast<std::size_t>(s)] =
+            c.bodies[static_cast<std::size_t>(s)] == kGround ? Endpoint{-1, -1} : endpointOf(n, c.bodies[static_cast<std::size_t>(s)]);
+      n.ends.push_back(ends);
+    }
+  }
+
+  // children before parents
+  std::vector<int> stack{ground};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    order_.push_back(n);
+    for (const int child : nodes_[static_cast<std::size_t>(n)].children)
+      if (child >= 0) stack.push_back(child);
+  }
+  std::reverse(order_.begin(), order_.end());
+}
+
+int DivideAndConquer::solve(const Model& model, const std::vector<BodyMotion>& motion, const VecX& F, Scalar t,
+                            const ConstraintScaling& scaling, const VecX& gamma_shift, VecX& A, VecX& lambda) {
+  // the connections' scaled rows and Gamma (paper 001, eqs. (8)-(9)), pair by pair
+  std::array<Jet, 6> jets;
+  for (Connection& c : connections_) {
+    const std::span<Jet> out(jets.data(), static_cast<std::size_t>(c.rows));
+    if (c.joint >= 0) {
+      const Joint& joint = model.joints()[static_cast<std::size_t>(c.joint)];
+      jointEquations(model.dimension(), joint, motionOf(motion, c.bodies[0]), motionOf(motion, c.bodies[1]), out);
+    } else {
+      const Driver& driver = model.drivers()[static_cast<std::size_t>(c.driver)];
+      out[0] = driverEquation(model, driver, motionOf(motion, c.bodies[0]), motionOf(motion, c.bodies[1]), t);
+    }
+    for (int r = 0; r < c.rows; ++r) {
+      const Scalar s = scaling.row(c.row + r);
+      const Jet& jet = out[static_cast<std::size_t>(r)];
+      for (int slot = 0; slot < 2; ++slot)
+        for (int k = 0; k < d_; ++k)
+          c.J(r, 6 * slot + k) = s * jet.grad(6 * slot + (d_ == 3 ? kPlanarColumns[static_cast<std::size_t>(k)] : k));
+      c.Gamma(r) = s * (-jet.ddot + (gamma_shift.size() > 0 ? gamma_shift(c.row + r) : 0));
+    }
+  }
+
+  // main pass, leaves to root and ground
+  for (const int n : order_) {
+    Node& node = nodes_[static_cast<std::size_t>(n)];
+    if (node.children[0] >= 0) {
+      assemble(node);
+      continue;
+    }
+    // a body: Phi = M^-1 on every handle pair (one handle at most: itself), b = M^-1 F
+    const Body& body = model.bodies()[static_cast<std::size_t>(node.body)];
+    const int nh = static_cast<int>(node.handles.size());
+    Eigen::Matrix<Scalar, 6, 6> Minv = Eigen::Matrix<Scalar, 6, 6>::Zero();
+    Minv.topLeftCorner(3, 3) = Mat3::Identity() / body.mass;
+    if (d_ == 3) {
+      Minv(2, 2) = body.inertia_inverse(2, 2);
+    } else {
+      const Mat3& R = motion[static_cast<std::size_t>(node.body)].R;
+      Minv.bottomRightCorner(3, 3) = R * body.inertia_inverse * R.transpose();
+    }
+    node.Phi.resize(nh * d_, nh * d_);
+    node.b.resize(nh * d_);
+    const VecX Fb = F.segment(node.body * d_, d_);
+    for (int i = 0; i < nh; ++i) {
+      node.b.segment(i * d_, d_) = Minv.topLeftCorner(d_, d_) * Fb;
+      for (int j = 0; j < nh; ++j) node.Phi.block(i * d_, j * d_, d_, d_) = Minv.topLeftCorner(d_, d_);
+    }
+  }
+
+  // back-substitution, ground and root to leaves
+  int dependent = 0;
+  A.resize(model.nv());
+  lambda.setZero(model.nc());
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+    Node& node = nodes_[static_cast<std::size_t>(*it)];
+    if (node.f.size() != static_cast<Eigen::Index>(node.handles.size()) * d_) node.f.setZero(static_cast<Eigen::Index>(node.handles.size()) * d_);
+    if (node.children[0] >= 0) {
+      backSubstitute(node);
+      dependent += node.rows - node.W.rank();
+      Eigen::Index k = 0;
+      for (const int ci : node.connections) {
+        const Connection& c = connections_[static_cast<std::size_t>(ci)];
+        // M a = F + J^T lambda_dca = F - C^T lambda: lambda = -diag(row) lambda_dca
+        for (int r = 0; r < c.rows; ++r) lambda(c.row + r) = -scaling.row(c.row + r) * node.lambda(k + r);
+        k += c.rows;
+      }
+      continue;
+    }
+    const Body& body = model.bodies()[static_cast<std::size_t>(node.body)];
+    VecX force = F.segment(node.body * d_, d_);
+    if (!node.handles.empty()) force += node.f;
+    A.segment(node.body * d_, d_).head<2>() = force.head<2>() / body.mass;
+    if (d_ == 3) {
+      A(node.body * 3 + 2) = body.inertia_inverse(2, 2) * force(2);
+    } else {
+      const Mat3& R = motion[static_cast<std::size_t>(node.body)].R;
+      A(node.body * 6 + 2) = force(2) / body.mass;
+      A.segment<3>(node.body * 6 + 3) = R * (body.inertia_inverse * (R.transpose() * force.segment<3>(3)));
+    }
+  }
+  return dependent;
+}
+
+void DivideAndConquer::assemble(Node& node) {
+  const int rows = node.rows;
+  const int nh = static_cast<int>(node.handles.size());
+  std::array<const Node*, 2> child{nullptr, nullptr};
+  for (int s = 0; s < 2; ++s)
+    if (node.children[static_cast<std::size_t>(s)] >= 0) child[static_cast<std::size_t>(s)] = &nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
+
+  // the connections' rows on each child's handles, and Gamma
+  node.beta0.resize(rows);
+  for (int s = 0; s < 2; ++s) {
+    const Eigen::Index width = child[static_cast<std::size_t>(s)] ? child[static_cast<std::size_t>(s)]->b.size() : 0;
+    node.Jc[static_cast<std::size_t>(s)].setZero(rows, width);
+  }
+  int k = 0;
+  for (std::size_t i = 0; i < node.connections.size(); ++i) {
+    const Connection& c = connections_[static_cast<std::size_t>(node.connections[i])];
+    for (int slot = 0; slot < 2; ++slot) {
+      const Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
+      if (e.child < 0) continue;  // ground
+      node.Jc[static_cast<std::size_t>(e.child)].block(k, e.handle * d_, c.rows, d_) +=
+          c.J.block(0, 6 * slot, c.rows, d_);
+    }
+    node.beta0.segment(k, c.rows) = -c.Gamma.head(c.rows);
+    k += c.rows;
+  }
+
+  // W = sum J Phi J^T, beta_0 = sum J b - Gamma, G = Phi J^T (paper 000, eqs. (5)-(7))
+  MatX& W = node.W.matrix();
+  W.setZero(rows, rows);
+  for (int s = 0; s < 2; ++s) {
+    if (!child[static_cast<std::size_t>(s)]) continue;
+    const Node& x = *child[static_cast<std::size_t>(s)];
+    MatX& Gc = node.Gc[static_cast<std::size_t>(s)];
+    Gc.noalias() = x.Phi * node.Jc[static_cast<std::size_t>(s)].transpose();
+    W.noalias() += node.Jc[static_cast<std::size_t>(s)] * Gc;
+    node.beta0.noalias() += node.Jc[static_cast<std::size_t>(s)] * x.b;
+  }
+  node.W.factorize(kGramPivotThreshold);
+  node.w0 = node.beta0;
+  node.W.solveInPlace(node.w0);
+
+  // the new node's handles: Phi^N_hk = Phi_hk [same child] - G_h W^+ G_k^T, b^N_h = b_h - G_h W^+ beta_0
+  node.G.resize(nh * d_, rows);
+  node.b.resize(nh * d_);
+  node.Phi.resize(nh * d_, nh * d_);
+  for (int i = 0; i < nh; ++i) {
+    const Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
+    const Node& x = *child[static_cast<std::size_t>(e.child)];
+    node.G.middleRows(i * d_, d_) = node.Gc[static_cast<std::size_t>(e.child)].middleRows(e.handle * d_, d_);
+    node.b.segment(i * d_, d_) = x.b.segment(e.handle * d_, d_);
+    for (int j = 0; j < nh; ++j) {
+      const Endpoint& f = node.handle_in_child[static_cast<std::size_t>(j)];
+      if (f.child == e.child)
+        node.Phi.block(i * d_, j * d_, d_, d_) = x.Phi.block(e.handle * d_, f.handle * d_, d_, d_);
+      else
+        node.Phi.block(i * d_, j * d_, d_, d_).setZero();
+    }
+  }
+  if (nh > 0 && rows > 0) {
+    MatX K = node.G.transpose();  // W^+ G^T
+    node.W.solveColumnsInPlace(K);
+    node.Phi.noalias() -= node.G * K;
+    node.b.noalias() -= node.G * node.w0;
+  }
+}
+
+void DivideAndConquer::backSubstitute(Node& node) {
+  // lambda = -W^+ (beta_0 + G^T f)
+  node.lambda = node.beta0;
+  if (node.G.size() > 0) node.lambda.noalias() += node.G.transpose() * node.f;
+  node.W.solveInPlace(node.lambda);
+  node.lambda = -node.lambda;
+  // the children's handle forces: the node's on its handles, and J^T lambda of the connections
+  for (int s = 0; s < 2; ++s) {
+    if (node.children[static_cast<std::size_t>(s)] < 0) continue;
+    Node& x = nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
+    x.f.noalias() = node.Jc[static_cast<std::size_t>(s)].transpose() * node.lambda;
+  }
+  for (std::size_t i = 0; i < node.handles.size(); ++i) {
+    const Endpoint& e = node.handle_in_child[i];
+    Node& x = nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(e.child)])];
+    x.f.segment(e.handle * d_, d_) += node.f.segment(static_cast<Eigen::Index>(i) * d_, d_);
+  }
+}
+
+std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool) const {
+  evaluateConstraints(model, ws.kin, x);
+  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+  // Baumgarte's terms, when on, as the absolute formulations add them (formulation.hpp)
+  ws.Gamma.setZero(0);
+  if (baumgarte.alpha != 0 || baumgarte.beta != 0) {
+    stabilizedGamma(model, ws, x, baumgarte);
+    ws.Gamma -= ws.kin.Gamma;
+  }
+  dca_.solve(model, ws.kin.motion, ws.F, x.t, ws.scaling, ws.Gamma, ws.a, ws.lambda);
+  if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
+  tree_.jointAccelerations(x, ws.a, ws.a_r);
+  return {};
+}
+
+}  // namespace loopdyn
