@@ -91,6 +91,9 @@ class Simulation(unittest.TestCase):
         np.testing.assert_allclose(relative["crank1.phi"], absolute["crank1.phi"], atol=1e-8)
         self.assertIn("O1.q1", relative.columns)
         self.assertNotIn("O1.q1", absolute.columns)
+        dca = loopdyn.simulate(model, t_end=1, rtol=1e-10, atol=1e-12, method="dca")
+        self.assertTrue(dca.ok, dca.failure)
+        np.testing.assert_allclose(dca["crank1.phi"], absolute["crank1.phi"], atol=1e-8)
         with self.assertRaises(ValueError):
             loopdyn.simulate(model, t_end=1, method="projection", coordinates="relative")
 

@@ -54,8 +54,33 @@ DivideAndConquer::DivideAndConquer(const Model& model) : d_(model.vPerBody()) {
   nodes_[static_cast<std::size_t>(ground)].children = {topology.root, -1};
   LOOPDYN_CHECK(topology.root >= 0 || model.nb() == 0, "the model has no assembly tree");
 
-  // each connection is assembled where its bodies first meet (ground: at the ground node); its
-  // bodies are handles of every node below that on their way up
+  // A connection to ground needs only its body: ground does not move, whatever the forces (its Phi
+  // is zero), so it is assembled right above the body's leaf, in a node of its own with no second
+  // child, instead of at the complete assembly. That keeps the number of handles per node bounded
+  // (a ladder's N + 1 ground pivots would otherwise be handles of every node up to the root, and
+  // their W at ground a dense (2N + 2)-square matrix: measured 76 ms at N = 256).
+  std::vector<int> grounded(static_cast<std::size_t>(model.nb()), -1);
+  const auto groundedNode = [&](BodyIndex body) {
+    int& g = grounded[static_cast<std::size_t>(body)];
+    if (g >= 0) return g;
+    const int l = leaf[static_cast<std::size_t>(body)];
+    g = static_cast<int>(nodes_.size());
+    Node wrapper;
+    wrapper.children = {l, -1};
+    const int above = parent[static_cast<std::size_t>(l)];
+    for (int& child : nodes_[static_cast<std::size_t>(above)].children)
+      if (child == l) child = g;
+    nodes_.push_back(wrapper);
+    parent.push_back(above);
+    parent[static_cast<std::size_t>(l)] = g;
+    return g;
+  };
+  for (const Connection& c : connections_)
+    for (const BodyIndex body : c.bodies)
+      if (body != kGround && (c.bodies[0] == kGround || c.bodies[1] == kGround)) groundedNode(body);
+
+  // each connection is assembled where its bodies first meet (a ground connection: above its
+  // body, as just said); its bodies are handles of every node below that on their way up
   const auto depthOf = [&](int n) {
     int depth = 0;
     for (; n >= 0 && n != ground; n = parent[static_cast<std::size_t>(n)]) ++depth;
@@ -64,7 +89,9 @@ DivideAndConquer::DivideAndConquer(const Model& model) : d_(model.vPerBody()) {
   for (std::size_t ci = 0; ci < connections_.size(); ++ci) {
     Connection& c = connections_[ci];
     int meet = ground;
-    if (c.bodies[0] != kGround && c.bodies[1] != kGround) {
+    if (c.bodies[0] == kGround || c.bodies[1] == kGround) {
+      meet = grounded[static_cast<std::size_t>(c.bodies[c.bodies[0] == kGround ? 1 : 0])];
+    } else {
       int x = leaf[static_cast<std::size_t>(c.bodies[0])], y = leaf[static_cast<std::size_t>(c.bodies[1])];
       int dx = depthOf(x), dy = depthOf(y);
       for (; dx > dy; --dx) x = parent[static_cast<std::size_t>(x)];
@@ -162,9 +189,8 @@ int DivideAndConquer::solve(const Model& model, const std::vector<BodyMotion>& m
     }
     node.Phi.resize(nh * d_, nh * d_);
     node.b.resize(nh * d_);
-    const VecX Fb = F.segment(node.body * d_, d_);
     for (int i = 0; i < nh; ++i) {
-      node.b.segment(i * d_, d_) = Minv.topLeftCorner(d_, d_) * Fb;
+      node.b.segment(i * d_, d_).noalias() = Minv.topLeftCorner(d_, d_) * F.segment(node.body * d_, d_);
       for (int j = 0; j < nh; ++j) node.Phi.block(i * d_, j * d_, d_, d_) = Minv.topLeftCorner(d_, d_);
     }
   }
@@ -189,8 +215,9 @@ int DivideAndConquer::solve(const Model& model, const std::vector<BodyMotion>& m
       continue;
     }
     const Body& body = model.bodies()[static_cast<std::size_t>(node.body)];
-    VecX force = F.segment(node.body * d_, d_);
-    if (!node.handles.empty()) force += node.f;
+    Eigen::Matrix<Scalar, 6, 1> force = Eigen::Matrix<Scalar, 6, 1>::Zero();
+    force.head(d_) = F.segment(node.body * d_, d_);
+    if (!node.handles.empty()) force.head(d_) += node.f;
     A.segment(node.body * d_, d_).head<2>() = force.head<2>() / body.mass;
     if (d_ == 3) {
       A(node.body * 3 + 2) = body.inertia_inverse(2, 2) * force(2);
@@ -262,9 +289,9 @@ void DivideAndConquer::assemble(Node& node) {
     }
   }
   if (nh > 0 && rows > 0) {
-    MatX K = node.G.transpose();  // W^+ G^T
-    node.W.solveColumnsInPlace(K);
-    node.Phi.noalias() -= node.G * K;
+    node.K = node.G.transpose();  // W^+ G^T
+    node.W.solveColumnsInPlace(node.K);
+    node.Phi.noalias() -= node.G * node.K;
     node.b.noalias() -= node.G * node.w0;
   }
 }
@@ -288,18 +315,24 @@ void DivideAndConquer::backSubstitute(Node& node) {
   }
 }
 
+void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                     const VecX& gamma_shift) const {
+  for (BodyIndex b = 0; b < model.nb(); ++b) ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+  dca_.solve(model, ws.kin.motion, ws.F, x.t, ws.scaling, gamma_shift, ws.a, ws.lambda);
+  if (!ws.a.allFinite()) return;  // (the simulation names the bodies)
+  tree_.jointAccelerations(x, ws.a, ws.a_r);
+}
+
 std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool) const {
   evaluateConstraints(model, ws.kin, x);
-  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   // Baumgarte's terms, when on, as the absolute formulations add them (formulation.hpp)
   ws.Gamma.setZero(0);
   if (baumgarte.alpha != 0 || baumgarte.beta != 0) {
     stabilizedGamma(model, ws, x, baumgarte);
     ws.Gamma -= ws.kin.Gamma;
   }
-  dca_.solve(model, ws.kin.motion, ws.F, x.t, ws.scaling, ws.Gamma, ws.a, ws.lambda);
-  if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
-  tree_.jointAccelerations(x, ws.a, ws.a_r);
+  forwardDynamics(model, ws, x, ws.Gamma);
   return {};
 }
 

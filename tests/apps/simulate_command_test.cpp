@@ -118,6 +118,18 @@ TEST(SimulateCommand, RelativeCoordinatesAddJointColumnsAndAgreeWithTheBodies) {
     EXPECT_NEAR(row[w1], row[w], 1e-12);
   }
 
+  // dca: always in joint coordinates, the same columns, the same motion (two integrations at the
+  // default rtol 1e-8 over 1 s: 1e-6 rad)
+  const fs::path out_dca = dir / "dca.csv";
+  const test::CliRun dca = test::runCli("simulate " + test::modelPath("double_four_bar") +
+                                        " --t-end 1 --sample 0.1 --method dca --out " + out_dca.string());
+  ASSERT_EQ(dca.exit_code, 0) << dca.output;
+  EXPECT_NE(dca.output.find("dca in relative coordinates"), std::string::npos) << dca.output;
+  const Csv by_dca = readCsv(out_dca);
+  ASSERT_EQ(by_dca.header, csv.header);
+  for (std::size_t k = 0; k < csv.rows.size(); ++k)
+    EXPECT_NEAR(by_dca.rows[k][static_cast<std::size_t>(phi)], csv.rows[k][static_cast<std::size_t>(phi)], 1e-6);
+
   // the other formulations are not available in relative coordinates yet: a usage error
   const test::CliRun refused = test::runCli("simulate " + test::modelPath("double_four_bar") +
                                             " --t-end 1 --method projection --coordinates relative --out " +

@@ -79,6 +79,7 @@ class DivideAndConquer {
     std::array<MatX, 2> Jc;   ///< rows x (child handles x d): the connections' rows on each child
     std::array<MatX, 2> Gc;   ///< Phi_child Jc^T per child
     MatX G;                   ///< the new handles' rows of Gc (handles d x rows)
+    MatX K;                   ///< W^+ G^T
     PivotedLdlt W;
     VecX beta0, w0, lambda;   ///< beta_0, W^+ beta_0, the multipliers (scaled, DCA sign)
     VecX f;                   ///< the forces on the handles (back-substitution)
@@ -102,6 +103,12 @@ class DcaFormulation final : public JointCoordinateFormulation {
  public:
   explicit DcaFormulation(const Model& model) : JointCoordinateFormulation(model), dca_(model) {}
   std::string_view name() const override { return "dca"; }
+
+  /// One forward-dynamics call in O(n): at x (q, v, q_r, v_r consistent) the bodies' motions
+  /// (ws.kin.motion), applied forces (ws.F, ws.F_nc), accelerations ws.a and ws.a_r and every
+  /// row's multiplier ws.lambda -- without the dense constraint matrix ws.kin.C, which the
+  /// simulation's checks read (solveAt evaluates it too). gamma_shift as DivideAndConquer::solve.
+  void forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x, const VecX& gamma_shift) const;
 
  protected:
   std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const override;

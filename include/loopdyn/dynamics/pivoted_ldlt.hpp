@@ -38,6 +38,7 @@ class PivotedLdlt {
   VecX D_;                  ///< pivots (zero for dependent rows)
   std::vector<int> perm_;   ///< perm_[k]: the row of G factorised at step k
   mutable VecX work_;       ///< scratch of solveInPlace (one object per thread)
+  mutable MatX work_matrix_;  ///< scratch of solveColumnsInPlace
   int rank_ = 0;
 };
 
