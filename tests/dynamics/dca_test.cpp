@@ -44,6 +44,70 @@ TEST(DivideAndConquer, OpenTreesAccelerateAsRelativeLagrange) {
   EXPECT_EQ(checked, 40);
 }
 
+// A planar double pendulum of two uniform rods (masses 1 and 2 kg, lengths 1 and 1.5 m, I = m l^2 /
+// 12) against its closed-form equations of motion (Spong, Hutchinson & Vidyasagar, sect. 7.4), q1
+// the first rod's angle from the x-axis, q2 the second's relative to the first, gravity -y:
+//   M(q) qddot + c(q, qdot) + g(q) = 0,
+//   M11 = I1 + I2 + m1 c1^2 + m2 (l1^2 + c2^2 + 2 l1 c2 cos q2),  M12 = I2 + m2 (c2^2 + l1 c2 cos q2),
+//   M22 = I2 + m2 c2^2,  c = h [-(2 q1dot q2dot + q2dot^2); q1dot^2] with h = m2 l1 c2 sin q2,
+//   g1 = (m1 c1 + m2 l1) g cos q1 + m2 c2 g cos(q1 + q2),  g2 = m2 c2 g cos(q1 + q2),
+// c_i = l_i / 2. At random states the DCA's joint accelerations equal the closed form's to 1e-12.
+TEST(DivideAndConquer, DoublePendulumFollowsItsClosedFormEquations) {
+  const Scalar m1 = 1, m2 = 2, l1 = 1, l2 = 1.5, g = 9.81;
+  ModelSpec spec;
+  spec.name = "double_pendulum";
+  spec.dimension = 2;
+  spec.gravity = Vec3(0, -g, 0);
+  spec.ground_markers.push_back({"o", Vec3::Zero(), Mat3::Identity(), {}, 0});
+  const auto rod = [](const std::string& name, Scalar m, Scalar l, Scalar x) {
+    BodySpec body;
+    body.name = name;
+    body.mass = m;
+    body.inertia = Mat3::Identity() * (m * l * l / 12);
+    body.position = Vec3(x, 0, 0);
+    body.markers.push_back({"a", Vec3(-l / 2, 0, 0), Mat3::Identity(), {}, 0});
+    body.markers.push_back({"b", Vec3(l / 2, 0, 0), Mat3::Identity(), {}, 0});
+    return body;
+  };
+  spec.bodies = {rod("rod1", m1, l1, l1 / 2), rod("rod2", m2, l2, l1 + l2 / 2)};
+  JointSpec shoulder, elbow;
+  shoulder.name = "shoulder";
+  shoulder.first = {"ground", "o", {}};
+  shoulder.second = {"rod1", "a", {}};
+  elbow.name = "elbow";
+  elbow.first = {"rod1", "b", {}};
+  elbow.second = {"rod2", "a", {}};
+  spec.joints = {shoulder, elbow};
+  const Model model = compile(spec);
+  const DcaFormulation dca(model);
+  ASSERT_EQ(dca.tree().nv(), 2);
+
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<Scalar> u(-3, 3);
+  const Scalar c1 = l1 / 2, c2 = l2 / 2, I1 = m1 * l1 * l1 / 12, I2 = m2 * l2 * l2 / 12;
+  for (int trial = 0; trial < 20; ++trial) {
+    State x;
+    x.q_r = Vec2(u(rng), u(rng));
+    x.v_r = Vec2(u(rng), u(rng));
+    dca.tree().absoluteState(x.q_r, x.v_r, 0, x);
+    DynamicsWorkspace ws(model);
+    VecX du(2);
+    ASSERT_EQ(dca.evaluate(model, ws, x, x.v_r, du, Evaluation{}), "");
+
+    const Scalar q1 = x.q_r(0), q2 = x.q_r(1), w1 = x.v_r(0), w2 = x.v_r(1);
+    Eigen::Matrix2d M;
+    M(0, 0) = I1 + I2 + m1 * c1 * c1 + m2 * (l1 * l1 + c2 * c2 + 2 * l1 * c2 * std::cos(q2));
+    M(0, 1) = M(1, 0) = I2 + m2 * (c2 * c2 + l1 * c2 * std::cos(q2));
+    M(1, 1) = I2 + m2 * c2 * c2;
+    const Scalar h = m2 * l1 * c2 * std::sin(q2);
+    const Vec2 c(-h * (2 * w1 * w2 + w2 * w2), h * w1 * w1);
+    const Vec2 gravity((m1 * c1 + m2 * l1) * g * std::cos(q1) + m2 * c2 * g * std::cos(q1 + q2),
+                       m2 * c2 * g * std::cos(q1 + q2));
+    const Vec2 expected = M.ldlt().solve(-c - gravity);
+    EXPECT_LT((du - expected).cwiseAbs().maxCoeff(), 1e-12 * (1 + expected.cwiseAbs().maxCoeff())) << "trial " << trial;
+  }
+}
+
 // Every bundled model at its assembled state (closed loops, redundant constraints, drivers, knife
 // edges, singular starts): the accelerations and unique reactions of absolute lagrange.
 TEST(DivideAndConquer, EveryBundledModelMovesAndLoadsItsJointsAsLagrange) {
