@@ -278,7 +278,8 @@ void DivideAndConquer::assemble(Node& node) {
   for (int i = 0; i < nh; ++i) {
     const Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
     const Node& x = *child[static_cast<std::size_t>(e.child)];
-    node.G.middleRows(i * d_, d_) = node.Gc[static_cast<std::size_t>(e.child)].middleRows(e.handle * d_, d_);
+    if (rows > 0)  // (Eigen's blocks of an empty matrix offset a null pointer)
+      node.G.middleRows(i * d_, d_) = node.Gc[static_cast<std::size_t>(e.child)].middleRows(e.handle * d_, d_);
     node.b.segment(i * d_, d_) = x.b.segment(e.handle * d_, d_);
     for (int j = 0; j < nh; ++j) {
       const Endpoint& f = node.handle_in_child[static_cast<std::size_t>(j)];
@@ -306,7 +307,11 @@ void DivideAndConquer::backSubstitute(Node& node) {
   for (int s = 0; s < 2; ++s) {
     if (node.children[static_cast<std::size_t>(s)] < 0) continue;
     Node& x = nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
-    x.f.noalias() = node.Jc[static_cast<std::size_t>(s)].transpose() * node.lambda;
+    const auto size = static_cast<Eigen::Index>(x.handles.size()) * d_;
+    if (node.rows == 0 || size == 0)
+      x.f.setZero(size);
+    else
+      x.f.noalias() = node.Jc[static_cast<std::size_t>(s)].transpose() * node.lambda;
   }
   for (std::size_t i = 0; i < node.handles.size(); ++i) {
     const Endpoint& e = node.handle_in_child[i];
