@@ -144,8 +144,19 @@ void TreeKinematics::pass(const VecX& q_r, const VecX& v_r, const VecX* a_r, std
   }
 }
 
+namespace {
+
+/// The bodies' motions of one tree pass: scratch per thread, so that a pass allocates nothing once
+/// it has run for the largest model (the right-hand sides that call it must not allocate).
+std::vector<BodyMotion>& passScratch() {
+  thread_local std::vector<BodyMotion> motion;
+  return motion;
+}
+
+}  // namespace
+
 void TreeKinematics::absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, State& x) const {
-  std::vector<BodyMotion> motion;
+  std::vector<BodyMotion>& motion = passScratch();
   pass(q_r, v_r, nullptr, motion, nullptr);
   x.t = t;
   const bool continued = x.q.size() == model_.nq();
@@ -155,7 +166,7 @@ void TreeKinematics::absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, S
 }
 
 void TreeKinematics::absolutePositions(const VecX& q_r, Scalar t, State& x) const {
-  std::vector<BodyMotion> motion;
+  std::vector<BodyMotion>& motion = passScratch();
   pass(q_r, at_rest_, nullptr, motion, nullptr);
   x.t = t;
   const bool continued = x.q.size() == model_.nq();
