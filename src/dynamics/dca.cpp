@@ -100,8 +100,10 @@ DivideAndConquer::DivideAndConquer(const Model& model) : d_(model.vPerBody()) {
       meet = x;
     }
     c.node = meet;
-    nodes_[static_cast<std::size_t>(meet)].connections.push_back(static_cast<int>(ci));
-    nodes_[static_cast<std::size_t>(meet)].rows += c.rows;
+    Node& at = nodes_[static_cast<std::size_t>(meet)];
+    at.connections.push_back(static_cast<int>(ci));
+    at.row_offset.push_back(at.rows);
+    at.rows += c.rows;
     for (const BodyIndex body : c.bodies) {
       if (body == kGround) continue;
       for (int n = leaf[static_cast<std::size_t>(body)]; n != meet; n = parent[static_cast<std::size_t>(n)]) {
@@ -237,35 +239,36 @@ void DivideAndConquer::assemble(Node& node) {
   for (int s = 0; s < 2; ++s)
     if (node.children[static_cast<std::size_t>(s)] >= 0) child[static_cast<std::size_t>(s)] = &nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
 
-  // the connections' rows on each child's handles, and Gamma
+  // W = sum J Phi J^T, beta_0 = sum J b - Gamma, G = Phi J^T (paper 000, eqs. (5)-(7)), block by
+  // block: a connection's rows J_ce meet only its endpoint handle's columns of the child's Phi
   node.beta0.resize(rows);
-  for (int s = 0; s < 2; ++s) {
-    const Eigen::Index width = child[static_cast<std::size_t>(s)] ? child[static_cast<std::size_t>(s)]->b.size() : 0;
-    node.Jc[static_cast<std::size_t>(s)].setZero(rows, width);
+  for (int s = 0; s < 2; ++s)
+    if (child[static_cast<std::size_t>(s)])
+      node.Gc[static_cast<std::size_t>(s)].setZero(child[static_cast<std::size_t>(s)]->b.size(), rows);
+  for (std::size_t i = 0; i < node.connections.size(); ++i) {
+    const Connection& c = connections_[static_cast<std::size_t>(node.connections[i])];
+    const int k = node.row_offset[i];
+    node.beta0.segment(k, c.rows) = -c.Gamma.head(c.rows);
+    for (int slot = 0; slot < 2; ++slot) {
+      const Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
+      if (e.child < 0) continue;  // ground
+      const Node& x = *child[static_cast<std::size_t>(e.child)];
+      const auto J = c.J.block(0, 6 * slot, c.rows, d_);
+      node.Gc[static_cast<std::size_t>(e.child)].middleCols(k, c.rows).noalias() +=
+          x.Phi.middleCols(e.handle * d_, d_).lazyProduct(J.transpose());
+      node.beta0.segment(k, c.rows).noalias() += J.lazyProduct(x.b.segment(e.handle * d_, d_));
+    }
   }
-  int k = 0;
+  MatX& W = node.W.matrix();
+  W.setZero(rows, rows);
   for (std::size_t i = 0; i < node.connections.size(); ++i) {
     const Connection& c = connections_[static_cast<std::size_t>(node.connections[i])];
     for (int slot = 0; slot < 2; ++slot) {
       const Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
-      if (e.child < 0) continue;  // ground
-      node.Jc[static_cast<std::size_t>(e.child)].block(k, e.handle * d_, c.rows, d_) +=
-          c.J.block(0, 6 * slot, c.rows, d_);
+      if (e.child < 0) continue;
+      W.middleRows(node.row_offset[i], c.rows).noalias() += c.J.block(0, 6 * slot, c.rows, d_).lazyProduct(
+          node.Gc[static_cast<std::size_t>(e.child)].middleRows(e.handle * d_, d_));
     }
-    node.beta0.segment(k, c.rows) = -c.Gamma.head(c.rows);
-    k += c.rows;
-  }
-
-  // W = sum J Phi J^T, beta_0 = sum J b - Gamma, G = Phi J^T (paper 000, eqs. (5)-(7))
-  MatX& W = node.W.matrix();
-  W.setZero(rows, rows);
-  for (int s = 0; s < 2; ++s) {
-    if (!child[static_cast<std::size_t>(s)]) continue;
-    const Node& x = *child[static_cast<std::size_t>(s)];
-    MatX& Gc = node.Gc[static_cast<std::size_t>(s)];
-    Gc.noalias() = x.Phi * node.Jc[static_cast<std::size_t>(s)].transpose();
-    W.noalias() += node.Jc[static_cast<std::size_t>(s)] * Gc;
-    node.beta0.noalias() += node.Jc[static_cast<std::size_t>(s)] * x.b;
   }
   node.W.factorize(kGramPivotThreshold);
   node.w0 = node.beta0;
@@ -292,7 +295,7 @@ void DivideAndConquer::assemble(Node& node) {
   if (nh > 0 && rows > 0) {
     node.K = node.G.transpose();  // W^+ G^T
     node.W.solveColumnsInPlace(node.K);
-    node.Phi.noalias() -= node.G * node.K;
+    node.Phi.noalias() -= node.G.lazyProduct(node.K);
     node.b.noalias() -= node.G * node.w0;
   }
 }
@@ -307,11 +310,17 @@ void DivideAndConquer::backSubstitute(Node& node) {
   for (int s = 0; s < 2; ++s) {
     if (node.children[static_cast<std::size_t>(s)] < 0) continue;
     Node& x = nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
-    const auto size = static_cast<Eigen::Index>(x.handles.size()) * d_;
-    if (node.rows == 0 || size == 0)
-      x.f.setZero(size);
-    else
-      x.f.noalias() = node.Jc[static_cast<std::size_t>(s)].transpose() * node.lambda;
+    x.f.setZero(static_cast<Eigen::Index>(x.handles.size()) * d_);
+  }
+  for (std::size_t i = 0; i < node.connections.size(); ++i) {
+    const Connection& c = connections_[static_cast<std::size_t>(node.connections[i])];
+    for (int slot = 0; slot < 2; ++slot) {
+      const Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
+      if (e.child < 0) continue;
+      Node& x = nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(e.child)])];
+      x.f.segment(e.handle * d_, d_).noalias() +=
+          c.J.block(0, 6 * slot, c.rows, d_).transpose().lazyProduct(node.lambda.segment(node.row_offset[i], c.rows));
+    }
   }
   for (std::size_t i = 0; i < node.handles.size(); ++i) {
     const Endpoint& e = node.handle_in_child[i];

@@ -71,13 +71,13 @@ class DivideAndConquer {
     /// where each handle sits among the children's handles
     std::vector<Endpoint> handle_in_child;
     std::vector<int> connections;              ///< assembled here
+    std::vector<int> row_offset;               ///< each one's first row among the node's
     std::vector<std::array<Endpoint, 2>> ends;  ///< per connection and side (child -1: ground)
     int rows = 0;
     // numbers of the last solve
     MatX Phi;                 ///< handles x handles blocks of d x d
     VecX b;                   ///< per handle, d
-    std::array<MatX, 2> Jc;   ///< rows x (child handles x d): the connections' rows on each child
-    std::array<MatX, 2> Gc;   ///< Phi_child Jc^T per child
+    std::array<MatX, 2> Gc;   ///< Phi_child J^T per child (child handles x d, rows)
     MatX G;                   ///< the new handles' rows of Gc (handles d x rows)
     MatX K;                   ///< W^+ G^T
     PivotedLdlt W;
