@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <cstdio>
 #include <random>
 
@@ -110,6 +112,8 @@ struct SwitchingCase {
   Scalar t_end, rtol;
   Scalar motion_tolerance;  // max |q - q_lagrange| over 3 s (see the test)
 };
+/// (gtest prints the case by its model, not as bytes)
+void PrintTo(const SwitchingCase& c, std::ostream* os) { *os << c.name; }
 
 class PartitioningSwitching : public testing::TestWithParam<SwitchingCase> {};
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <Eigen/QR>
 
 #include <cmath>
@@ -140,6 +142,8 @@ struct PaperMechanism {
   int rank, singular_rank;  // paper 004, sects. 3.2-3.5
   Scalar motion_tolerance;  // |q - q_lagrange| over 3 s (see the test)
 };
+/// (gtest prints the case by its model, not as bytes)
+void PrintTo(const PaperMechanism& c, std::ostream* os) { *os << c.name; }
 
 class ProjectionPaperModels : public testing::TestWithParam<PaperMechanism> {};
 
@@ -236,6 +240,8 @@ struct SingularStartCase {
   int singular_rank;
   bool on_branch;  ///< the initial acceleration is tangent to a branch
 };
+/// (gtest prints the case by its model, not as bytes)
+void PrintTo(const SingularStartCase& c, std::ostream* os) { *os << c.name; }
 
 class ProjectionSingularStarts : public testing::TestWithParam<SingularStartCase> {};
 

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <algorithm>
 #include <cstdio>
 #include <span>
@@ -72,6 +74,8 @@ struct CrossCase {
   /// formulation puts zero into the out-of-plane reactions the redundancy leaves open).
   bool non_unique_differ;
 };
+/// (gtest prints the case by its model, not as bytes)
+void PrintTo(const CrossCase& c, std::ostream* os) { *os << c.name; }
 
 class CrossFormulation : public testing::TestWithParam<CrossCase> {};
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "loopdyn/loopdyn.hpp"
 #include "test_models.hpp"
 
@@ -14,6 +16,8 @@ struct Example {
   const char* name;
   int n, rank, redundancy, mobility;
 };
+/// (gtest prints the case by its model, not as bytes)
+void PrintTo(const Example& c, std::ostream* os) { *os << c.name; }
 
 class ExampleModels : public ::testing::TestWithParam<Example> {};
 
