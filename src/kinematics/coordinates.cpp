@@ -59,9 +59,7 @@ void JointCoordinates::fromState(State& x, Eigen::Ref<VecX> p) const {
 void JointCoordinates::rates(const State& x, Scalar* pdot) const {
   LOOPDYN_CHECK(x.q_r.size() == tree_.nq() && x.v_r.size() == tree_.nv(),
                 "joint coordinates: the state has no joint positions or velocities");
-  VecX qdot;
-  tree_.positionRates(x.q_r, x.v_r, qdot);
-  Eigen::Map<VecX>(pdot, tree_.nq()) = qdot;
+  tree_.positionRates(x.q_r, x.v_r, pdot);
 }
 
 std::vector<int> JointCoordinates::angles() const {

@@ -300,8 +300,12 @@ void TreeKinematics::relativeState(const State& x, VecX& q_r, VecX& v_r, const V
 
 void TreeKinematics::positionRates(const VecX& q_r, const VecX& v_r, VecX& qdot) const {
   qdot.resize(nq_);
+  positionRates(q_r, v_r, qdot.data());
+}
+
+void TreeKinematics::positionRates(const VecX& q_r, const VecX& v_r, Scalar* qdot) const {
   for (const Link& link : links_)
-    link.model.positionRates(q_r.data() + link.q_offset, v_r.data() + link.v_offset, qdot.data() + link.q_offset);
+    link.model.positionRates(q_r.data() + link.q_offset, v_r.data() + link.v_offset, qdot + link.q_offset);
 }
 
 void TreeKinematics::normalize(VecX& q_r) const {

@@ -68,6 +68,8 @@ class TreeKinematics {
 
   /// dq_r/dt from v_r.
   void positionRates(const VecX& q_r, const VecX& v_r, VecX& qdot) const;
+  /// The same into qdot[0 .. nq) (no allocation: the simulation's right-hand side).
+  void positionRates(const VecX& q_r, const VecX& v_r, Scalar* qdot) const;
   /// Makes the joints' quaternions in q_r unit (JointModel::normalize).
   void normalize(VecX& q_r) const;
   /// q_r (+) dt v_r, joint by joint (JointModel::integrate).
