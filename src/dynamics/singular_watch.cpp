@@ -156,7 +156,13 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
       }
     }
     if (std::min(fc, fd) < a.ratio) a = Approach{false, fc < fd ? c : d, std::min(fc, fd)};
-    minima.push_back(a);
+    // a minimum at an end of the bracket inside the step is no closest approach: the ratio goes on
+    // falling beyond it, into the neighbouring bracket that holds the dip (measured: a gap bracket
+    // ending at the sample next to a touching passage reported that sample, 16 ms early, at
+    // 9.7e-4 where the passage reaches 4e-9)
+    const Scalar edge = 1e-9 * std::max<Scalar>(1, std::abs(x.t));
+    const bool at_inner_end = (a.t - b.lo <= edge && b.lo - step.t0 > edge) || (b.hi - a.t <= edge && x.t - b.hi > edge);
+    if (!at_inner_end) minima.push_back(a);
   }
 
   // passages, in time order: one per visit (armed again once a sample after it leaves the

@@ -179,6 +179,23 @@ Scalar crossingStepFrom(Scalar t0, const CrossingPlan& plan, Scalar h_max) {
 /// below kCrossingRatio, where a passing motion spends one step) is stuck there and stops.
 constexpr long kMaxStepsNear = 2000;
 
+/// The branch check compares tangent bases where |R_rr| / |R_11| is at least this (ten times
+/// kSingularRatio): there the generic rank is clear and the basis determined to rounding / ratio.
+/// Right next to a singular configuration it is not (measured: a collocation step that ended 0.4 us
+/// after the modified double four-bar came to rest at its singular configuration, ratio 2e-8,
+/// gave a basis turned by sin 0.6 from the motion's own branch).
+constexpr Scalar kRegularRatio = 1e-2;
+
+/// A passage found inside a step, waiting for the motion to reach a regular configuration again
+/// (kRegularRatio) for its branch check.
+struct PendingPassage {
+  State x;       ///< the closest approach
+  State before;  ///< the last step end before it at a regular configuration
+  Scalar ratio = 0;
+  bool crossing = false;  ///< found in a collocation step across it
+  bool at_rest = false;
+};
+
 /// A passage with less kinetic energy than this fraction of the largest so far is at rest.
 constexpr Scalar kRestFraction = 1e-4;
 
@@ -367,6 +384,45 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   HermitePositions hermite;
   hermite.setEnd(model, 0, x_start);
   y_start = y0;
+  // Passages wait for their branch check until the motion is at a regular configuration again
+  // (pending): the tangent bases compared are those at the last step ends on either side with
+  // |R_rr| / |R_11| >= kRegularRatio
+  std::vector<PendingPassage> pending;
+  bool depart = false;  // the last step across ended at a singular configuration: leave it like a start
+  State last_regular = x_start;
+  bool regular_before = ratio_start >= kRegularRatio;
+  const auto judgePassages = [&](const State& x_after) {
+    for (PendingPassage& p : pending) {
+      const MatX before = tangentBasisAt(model, watch_ws, p.before, rank);
+      const MatX after = tangentBasisAt(model, watch_ws, x_after, rank);
+      SingularPassage passage = describePassage(model, watch_ws, p.x, rank, before, after);
+      passage.ratio = p.ratio;
+      passage.at_rest = p.at_rest;
+      const std::string when = timeLabel(p.x.t);
+      std::ostringstream os;
+      os << "singular configuration (|R_rr|/|R_11| = " << passage.ratio << "): rank " << passage.rank_regular << " -> "
+         << passage.rank << ", " << passage.new_motions.cols() << " new admissible motion(s); ";
+      if (passage.branch_change < kBranchChange) {
+        os << "the motion continues on its branch" << (p.crossing ? " (stepped across)" : "");
+      } else if (passage.at_rest) {
+        os << "the motion comes to rest there and leaves on another branch (tangent turned by sin "
+           << passage.branch_change << "): at rest at a singular configuration the rigid model does not decide which";
+        result.warnings.push_back(when +
+                                  ": the motion came to rest at a singular configuration and left it on another branch; "
+                                  "the rigid model does not decide which branch a motion at rest there takes");
+      } else {
+        os << "the motion LEFT its branch (tangent turned by sin " << passage.branch_change << ")";
+        result.ok = false;
+        result.failed_check =
+            "the motion left its branch at the singular configuration at " + when + singularityHint(model, p.x, rank);
+        result.failure = result.failed_check;
+      }
+      if (result.events.size() < kMaxEvents) result.events.push_back(when + ": " + os.str());
+      result.passages.push_back(std::move(passage));
+      if (!result.ok) break;
+    }
+    pending.clear();
+  };
   while (result.ok && integrator.time() < options.t_end) {
     const Scalar t0 = integrator.time();
     const bool crossing = plan.active && plan.t_start() <= t0 + 1e-3 * plan.h;
@@ -381,6 +437,17 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
         h_crossing = std::min(crossingStepFrom(t0, plan, kMaxCrossingStretch * plan.h), options.t_end - t0);
         problem = collocation.step(projected_rhs, t0, integrator.state(), h_crossing, y_end, 1e-14, kCrossingStall);
         if (problem.empty()) break;
+      }
+      if (problem.empty() && t0 + h_crossing < options.t_end) {
+        // A step that ends next to a singular configuration leaves it like a singular start: by a
+        // collocation step whose nodes lie away from it (below). The plan's linear extrapolation
+        // of the ratio puts t* halfway to a passage the motion touches instead of crossing (it
+        // comes to rest at the singular pose: ratio ~ (t* - t)^2), so the step centred there
+        // ends right at it (measured: the modified double four-bar released from its horizontal
+        // pose, ratio 3e-10 at the step's end; ordinary steps then crawled, 2000 steps of 1 us).
+        State x_end;
+        positions(t0 + h_crossing, y_end, x_end);
+        depart = watch.ratioAt(model, watch_ws, x_end) < kSingularRatio;
       }
       if (!problem.empty()) {
         // no collocation step converges: the motion lingers next to the singular configuration
@@ -483,50 +550,32 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       result.failure = os.str();
       break;
     }
-    MatX before, after;
-    if (!approaches.empty()) {
-      before = tangentBasisAt(model, watch_ws, x_start, rank);
-      after = tangentBasisAt(model, watch_ws, xp, rank);
-    }
     for (const SingularWatch::Approach& approach : approaches) {
-      State xs;
+      PendingPassage p;
       VecX us;
-      step_info.at(approach.t, xs, us);
+      step_info.at(approach.t, p.x, us);
       if (!formulation.passesSingularConfigurations()) {
         result.ok = false;
         result.failure = "at " + timeLabel(approach.t) + " the mechanism reaches a singular configuration" +
-                         singularityHint(model, xs, rank) + ", which " + std::string(formulation.name()) +
+                         singularityHint(model, p.x, rank) + ", which " + std::string(formulation.name()) +
                          " cannot go through: its equations or coordinates turn dependent there (--method lagrange "
                          "or projection passes it)";
         break;
       }
-      SingularPassage passage = describePassage(model, watch_ws, xs, rank, before, after);
-      passage.ratio = approach.ratio;
+      p.ratio = approach.ratio;
+      p.crossing = crossing;
       // at rest there, the rigid model does not decide the branch the motion leaves on
-      State xv = xs;
+      State xv = p.x;
       formulation.evaluate(model, ws, xv, us, du, Evaluation{});
-      passage.at_rest = kineticEnergy(model, ws.kin.motion) <= kRestFraction * energy_max_T;
-      std::ostringstream os;
-      os << "singular configuration (|R_rr|/|R_11| = " << passage.ratio << "): rank " << passage.rank_regular << " -> "
-         << passage.rank << ", " << passage.new_motions.cols() << " new admissible motion(s); ";
-      if (passage.branch_change < kBranchChange) {
-        os << "the motion continues on its branch" << (crossing ? " (stepped across)" : "");
-      } else if (passage.at_rest) {
-        os << "the motion comes to rest there and leaves on another branch (tangent turned by sin "
-           << passage.branch_change << "): at rest at a singular configuration the rigid model does not decide which";
-        result.warnings.push_back(timeLabel(approach.t) +
-                                  ": the motion came to rest at a singular configuration and left it on another branch; "
-                                  "the rigid model does not decide which branch a motion at rest there takes");
-      } else {
-        os << "the motion LEFT its branch (tangent turned by sin " << passage.branch_change << ")";
-        result.ok = false;
-        result.failed_check = "the motion left its branch at the singular configuration at " + timeLabel(approach.t) +
-                              singularityHint(model, xs, rank);
-        result.failure = result.failed_check;
-      }
-      if (result.events.size() < kMaxEvents) result.events.push_back(timeLabel(approach.t) + ": " + os.str());
-      result.passages.push_back(std::move(passage));
-      if (!result.ok) break;
+      p.at_rest = kineticEnergy(model, ws.kin.motion) <= kRestFraction * energy_max_T;
+      p.before = regular_before ? last_regular : x_start;
+      pending.push_back(std::move(p));
+    }
+    if (!result.ok) break;
+    if (watch.lastRatio() >= kRegularRatio) {
+      judgePassages(xp);
+      last_regular = xp;
+      regular_before = true;
     }
     if (!result.ok) break;
 
@@ -611,6 +660,12 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     } else {
       plan.active = false;
     }
+    if (depart) {
+      plan.active = true;
+      plan.t_star = integrator.time();
+      plan.h = kDepartureFraction * motionTimeScale(model, xp);
+      depart = false;
+    }
     if (plan.active && plan.t_star - 0.5 * plan.h >= options.t_end) plan.active = false;
     // (a change of evaluation mode restarts the integrator: its stored derivatives, dopri5's
     // first stage among them, belong to the other mode; for the projection formulation the tangent
@@ -623,6 +678,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     x_start.v = xp.v;  // (projected with the positions where the step was projected)
     hermite.setEnd(model, 0, x_start);
   }
+  // passages the motion had not yet moved away from when the run ended: judged at its end
+  if (result.ok && !pending.empty()) judgePassages(xp);
   result.statistics = integrator.statistics();
   result.statistics.steps += result.crossing_steps;
   positions(integrator.time(), integrator.state(), result.final_state);

@@ -30,7 +30,11 @@
 ///   the step's order (8) keeps its error far below the tolerance;
 ///   every passage is recorded (rank, new admissible motions, the tangent continued through it) and
 ///   checked: a motion whose tangent space turns by kBranchChange or more across it has left its
-///   branch, and the run fails.
+///   branch, and the run fails. The tangent spaces compared are those at the last step ends on
+///   either side where |R_rr| / |R_11| >= 1e-2 (right next to a singular configuration the basis
+///   is not determined), so the check waits until the motion has moved away. A step across that
+///   ends at a singular configuration (a passage the motion touches, coming to rest there) is
+///   followed by a departure step like a singular start's.
 ///
 /// What is checked (a failed check ends the run with ok = false and `failure` saying which):
 ///   the energy balance E = T + V - W drifts by at most energyTolerance(options) of the energy
