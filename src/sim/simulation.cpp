@@ -215,6 +215,16 @@ Scalar motionTimeScale(const Model& model, const State& x) {
   return std::isfinite(scale) ? scale : 1;
 }
 
+/// The step that leaves a singular configuration at x (a singular start, or a step across that
+/// ended at one): a collocation step from x.t, its nodes away from it.
+CrossingPlan departurePlan(const Model& model, const State& x) {
+  CrossingPlan plan;
+  plan.active = true;
+  plan.t_star = x.t;
+  plan.h = kDepartureFraction * motionTimeScale(model, x);
+  return plan;
+}
+
 }  // namespace
 
 Scalar projectionTrigger(ode::Method method) { return method == ode::Method::Adams ? 10 : 1; }
@@ -364,9 +374,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   if (ratio_start < kCrossingRatio) {
     // a start at a singular configuration: the first step leaves it by collocation too, its
     // nodes away from the start, sized by the motion's time scale (how long it takes to move L)
-    plan.active = true;
-    plan.t_star = x0.t;
-    plan.h = kDepartureFraction * motionTimeScale(model, x0);
+    plan = departurePlan(model, x0);
   }
   emit(x0.t, y0);
   long next = 1;
@@ -392,9 +400,9 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   State last_regular = x_start;
   bool regular_before = ratio_start >= kRegularRatio;
   const auto judgePassages = [&](const State& x_after) {
+    const MatX after = tangentBasisAt(model, watch_ws, x_after, rank);
     for (PendingPassage& p : pending) {
       const MatX before = tangentBasisAt(model, watch_ws, p.before, rank);
-      const MatX after = tangentBasisAt(model, watch_ws, x_after, rank);
       SingularPassage passage = describePassage(model, watch_ws, p.x, rank, before, after);
       passage.ratio = p.ratio;
       passage.at_rest = p.at_rest;
@@ -661,9 +669,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       plan.active = false;
     }
     if (depart) {
-      plan.active = true;
-      plan.t_star = integrator.time();
-      plan.h = kDepartureFraction * motionTimeScale(model, xp);
+      plan = departurePlan(model, xp);
       depart = false;
     }
     if (plan.active && plan.t_star - 0.5 * plan.h >= options.t_end) plan.active = false;
