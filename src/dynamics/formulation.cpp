@@ -99,6 +99,13 @@ void gaussAccelerations(const Model& model, DynamicsWorkspace& ws, const State& 
   ws.lambda = ws.scaling.row.cwiseProduct(ws.lambda);
 }
 
+/// Where G's last pivot is at least this fraction of its first, the multipliers from its LDL^T are
+/// unique and accurate (relative error near rounding / 1e-6 = 2e-10, while the tests compare
+/// reactions to 1e-8): no separate least-norm solve. Below it (next to a singular configuration,
+/// or redundant rows) the complete orthogonal decomposition of C_s^T, whose error grows with
+/// cond(C_s) rather than cond(G) = cond(C_s)^2, decides.
+constexpr Scalar kUniqueGramRatio = 1e-6;
+
 /// Constraints, inverse mass and the Gram matrix of all rows at x.
 void factorizeAt(const Model& model, DynamicsWorkspace& ws, const State& x) {
   evaluateConstraints(model, ws.kin, x);
@@ -180,8 +187,9 @@ std::string LagrangeFormulation::evaluate(const Model& model, DynamicsWorkspace&
     factorizeAt(model, ws, x);
   }
   gaussAccelerations(model, ws, x, baumgarte);
-  if (how.multipliers) {
+  if (how.multipliers && !(ws.gram_all.rank() == ws.gram_all.rows() && ws.gram_all.pivotRatio() >= kUniqueGramRatio)) {
     // C^T lambda = C_r^T lambda_s, the same for every solution: its least-norm representative
+    // (where G is regular and well conditioned the solution is unique, and Gauss's is it)
     ws.r.noalias() = ws.kin.C.transpose() * ws.lambda;
     leastNormMultipliers(model, ws, ws.r);
   }

@@ -45,7 +45,7 @@ void SingularWatch::readExcess(const DynamicsWorkspace& ws) {
   const TangentFactorization& tf = ws.tangent;
   const auto size = std::min(tf.At.rows(), tf.At.cols());
   last_excess_ = r_ < size ? tf.diagonalRatio(r_) : 0;
-  last_excess_row_ = r_ < size ? tf.qr.colsPermutation().indices()(r_) : -1;
+  last_excess_row_ = r_ < size ? tf.pivot(static_cast<int>(r_)) : -1;
 }
 
 Scalar SingularWatch::start(const Model& model, DynamicsWorkspace& ws, const State& x) {

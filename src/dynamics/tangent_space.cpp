@@ -9,11 +9,14 @@ namespace loopdyn {
 
 void TangentFactorization::factorize(const KinematicsWorkspace& kin, const ConstraintScaling& scaling) {
   At.noalias() = scaling.col.asDiagonal() * kin.C.transpose() * scaling.row.asDiagonal();
-  if (At.cols() > 0) qr.compute(At);
+  r_only.compute(At);
+  r_only_ = true;
 }
 
 void TangentFactorization::compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank) {
-  factorize(kin, scaling);
+  At.noalias() = scaling.col.asDiagonal() * kin.C.transpose() * scaling.row.asDiagonal();
+  if (At.cols() > 0) qr.compute(At);
+  r_only_ = false;
   const auto n = At.rows();
   r = rank;
   if (At.cols() == 0) {
@@ -32,13 +35,18 @@ void TangentFactorization::compute(const KinematicsWorkspace& kin, const Constra
 
 Scalar TangentFactorization::diagonalRatio(int j) const {
   if (At.cols() == 0) return 1;
-  const Scalar first = std::abs(qr.matrixR()(0, 0));
-  return first > 0 ? std::abs(qr.matrixR()(j, j)) / first : 0;
+  const Scalar first = r_only_ ? r_only.diagonal()(0) : std::abs(qr.matrixR()(0, 0));
+  const Scalar jth = r_only_ ? r_only.diagonal()(j) : std::abs(qr.matrixR()(j, j));
+  return first > 0 ? jth / first : 0;
+}
+
+int TangentFactorization::pivot(int j) const {
+  return r_only_ ? r_only.pivots()[static_cast<std::size_t>(j)] : qr.colsPermutation().indices()(j);
 }
 
 int TangentFactorization::rankAt(Scalar threshold) const {
   if (At.cols() == 0) return 0;
-  const int size = static_cast<int>(std::min(qr.matrixR().rows(), qr.matrixR().cols()));
+  const int size = static_cast<int>(std::min(At.rows(), At.cols()));
   int rank = 0;
   while (rank < size && diagonalRatio(rank) >= threshold) ++rank;
   return rank;

@@ -400,6 +400,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   State last_regular = x_start;
   bool regular_before = ratio_start >= kRegularRatio;
   const auto judgePassages = [&](const State& x_after) {
+    if (pending.empty()) return;
     const MatX after = tangentBasisAt(model, watch_ws, x_after, rank);
     for (PendingPassage& p : pending) {
       const MatX before = tangentBasisAt(model, watch_ws, p.before, rank);
@@ -685,7 +686,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     hermite.setEnd(model, 0, x_start);
   }
   // passages the motion had not yet moved away from when the run ended: judged at its end
-  if (result.ok && !pending.empty()) judgePassages(xp);
+  if (result.ok) judgePassages(xp);
   result.statistics = integrator.statistics();
   result.statistics.steps += result.crossing_steps;
   positions(integrator.time(), integrator.state(), result.final_state);

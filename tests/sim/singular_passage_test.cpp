@@ -75,9 +75,10 @@ int horizontalCrossings(const Oracle& oracle) {
 
 /// The same integrator, at the same tolerances, on the exact one-degree-of-freedom equation
 /// J theta'' = g ((N + 1)/2 + N) sin theta (theta's error measured relative to at most pi, as the
-/// simulation measures angles): B0's largest position error over the samples. What the
-/// integrator itself achieves on this motion, whatever the formulation.
-Scalar integratorErrorOnTheExactEquation(int loops, const Oracle& oracle, ode::Method method, Scalar rtol) {
+/// simulation measures angles), started at theta'(0) = 1 + perturbation: B0's largest position
+/// error over the samples.
+Scalar integratorErrorOnTheExactEquation(int loops, const Oracle& oracle, ode::Method method, Scalar rtol,
+                                         Scalar perturbation) {
   const Scalar N = loops, J = (N + 1) / 3 + N, k = 9.81 * ((N + 1) / 2 + N) / J;
   const ode::Rhs rhs = [k](Scalar, const Scalar* y, Scalar* ydot) {
     ydot[0] = y[1];
@@ -87,7 +88,7 @@ Scalar integratorErrorOnTheExactEquation(int loops, const Oracle& oracle, ode::M
   const SimulationOptions accurate = test::accurateOptions(kEnd, rtol, kSample);
   ode::Options options = accurate.ode;
   options.magnitude_cap = (VecX(2) << std::numbers::pi, std::numeric_limits<Scalar>::infinity()).finished();
-  ode::Integrator integrator(method, rhs, 0, (VecX(2) << 0, 1).finished(), options);
+  ode::Integrator integrator(method, rhs, 0, (VecX(2) << 0, 1 + perturbation).finished(), options);
   Scalar error = 0;
   VecX y;
   for (std::size_t sample = 1; sample < oracle.theta.size(); ++sample) {
@@ -99,6 +100,26 @@ Scalar integratorErrorOnTheExactEquation(int loops, const Oracle& oracle, ode::M
     error = std::max(error, (Vec2(std::sin(y(0)), std::cos(y(0))) - exact).norm());
   }
   return error;
+}
+
+/// What the integrator itself achieves on this motion, whatever the formulation: the range of its
+/// errors on the exact equation over initial speeds that differ at rounding level, 0, +-1e-14, ...,
+/// +-1e-13 (a formulation's evaluations carry rounding of that order). One run alone is no
+/// reference: adams' error is not smooth in its inputs (its order and step choices change).
+/// Measured over 41 such runs at rtol 1e-12: 1.1e-9 ... 1.3e-8 (2 loops, 34 of them within
+/// 2.3e-9 ... 4.9e-9), 5.3e-10 ... 6.7e-9 (4 loops); dopri5 at 1e-10: 3.5e-8 ... 5.3e-8.
+struct OwnError {
+  Scalar least = std::numeric_limits<Scalar>::infinity(), largest = 0;
+};
+OwnError integratorOwnError(int loops, const Oracle& oracle, ode::Method method, Scalar rtol) {
+  OwnError out;
+  for (int k = -10; k <= 10; ++k) {
+    const Scalar perturbation = 1e-14 * k;
+    const Scalar e = integratorErrorOnTheExactEquation(loops, oracle, method, rtol, perturbation);
+    out.least = std::min(out.least, e);
+    out.largest = std::max(out.largest, e);
+  }
+  return out;
 }
 
 struct Series {
@@ -123,9 +144,10 @@ class LadderPassage : public testing::TestWithParam<int> {};
 
 // Every crossing is passed on the parallelogram branch and B0 follows the exact motion as closely
 // as the integrator follows the exact one-degree-of-freedom equation at the same tolerance: the
-// crossings add no error of their own. Bound: 1.5 x the integrator's own error (measured ratios
-// 0.02 - 1.06 over the table; adams' error is not smooth in its inputs, its order changes). The
-// error falls with the tolerance, by 10x or more over the series; a convergence table is printed.
+// crossings add no error of their own. Bound: 1.5 x the largest of the integrator's own errors
+// over rounding-level changes of the start (integratorOwnError; measured ratios to it 0.03 - 1.06
+// over the table). The error falls with the tolerance, by 10x or more over the series; a
+// convergence table is printed.
 TEST_P(LadderPassage, FollowsItsExactMotionThroughEveryCrossing) {
   const int loops = GetParam();
   const Model model = compile(test::fourBarLadderSpec({loops, true, false}));
@@ -149,12 +171,13 @@ TEST_P(LadderPassage, FollowsItsExactMotionThroughEveryCrossing) {
       // (every crossing is an event, at every tolerance)
       EXPECT_EQ(static_cast<int>(r.result.passages.size()), crossings) << s.method << " rtol " << s.rtols[i];
       for (const SingularPassage& p : r.result.passages) EXPECT_LT(p.branch_change, kBranchChange);
-      const Scalar own = integratorErrorOnTheExactEquation(loops, oracle, s.integrator, s.rtols[i]);
-      std::printf("  %-10s %-6s rtol %.0e: B0 position %.2e m (the integrator on the exact equation: %.2e m), velocity "
-                  "%.2e m/s, energy %.1e, %ld steps\n",
-                  s.method, std::string(ode::methodName(s.integrator)).c_str(), s.rtols[i], r.position_error, own,
-                  r.velocity_error, r.result.energy_drift_max / r.result.energy_scale, r.result.statistics.steps);
-      EXPECT_LT(r.position_error, 1.5 * own) << s.method << " " << ode::methodName(s.integrator) << " rtol " << s.rtols[i];
+      const OwnError own = integratorOwnError(loops, oracle, s.integrator, s.rtols[i]);
+      std::printf("  %-10s %-6s rtol %.0e: B0 position %.2e m (the integrator on the exact equation: %.2e ... %.2e m), "
+                  "velocity %.2e m/s, energy %.1e, %ld steps\n",
+                  s.method, std::string(ode::methodName(s.integrator)).c_str(), s.rtols[i], r.position_error, own.least,
+                  own.largest, r.velocity_error, r.result.energy_drift_max / r.result.energy_scale,
+                  r.result.statistics.steps);
+      EXPECT_LT(r.position_error, 1.5 * own.largest) << s.method << " " << ode::methodName(s.integrator) << " rtol " << s.rtols[i];
       if (i == 0) first = r.position_error;
       last = r.position_error;
     }

@@ -49,6 +49,9 @@ class KineticGram {
   /// C_r (rows x nv) of the last compute.
   const MatX& scaledRows() const { return Cr_; }
   int rows() const { return static_cast<int>(ldlt_.size()); }
+  /// Rows independent at the pivot threshold, and the last nonzero pivot over the first.
+  int rank() const { return ldlt_.rank(); }
+  Scalar pivotRatio() const { return ldlt_.pivotRatio(); }
 
  private:
   /// Adds body `body`'s part of G (D velocity coordinates a body).

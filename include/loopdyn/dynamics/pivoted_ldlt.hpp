@@ -21,7 +21,8 @@ namespace loopdyn {
 
 class PivotedLdlt {
  public:
-  /// The matrix to factorise: fill it (n x n, symmetric), then call factorize.
+  /// The matrix to factorise: fill it (n x n, symmetric; only the lower triangle is read), then
+  /// call factorize.
   MatX& matrix() { return G_; }
   /// Factorises matrix() in place.
   void factorize(Scalar threshold);
@@ -31,10 +32,12 @@ class PivotedLdlt {
   void solveColumnsInPlace(Eigen::Ref<MatX> R) const;
   /// Number of nonzero pivots.
   int rank() const { return rank_; }
+  /// The last nonzero pivot over the first (1 for an empty G): near 1 / cond(G) on G's range.
+  Scalar pivotRatio() const { return rank_ > 0 ? D_(rank_ - 1) / D_(0) : 1; }
   Eigen::Index size() const { return G_.rows(); }
 
  private:
-  MatX G_;                  ///< G, then L below the diagonal
+  MatX G_;                  ///< G, then L below the diagonal (the upper triangle is not used)
   VecX D_;                  ///< pivots (zero for dependent rows)
   std::vector<int> perm_;   ///< perm_[k]: the row of G factorised at step k
   mutable VecX work_;       ///< scratch of solveInPlace (one object per thread)

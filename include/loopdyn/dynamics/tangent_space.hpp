@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "loopdyn/common/types.hpp"
+#include "loopdyn/dynamics/pivoted_qr_diagonal.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
 #include "loopdyn/model/model.hpp"
@@ -34,7 +35,8 @@ namespace loopdyn {
 
 /// The pivoted QR of A^T = C_s^T and what the projection formulation reads from it.
 struct TangentFactorization {
-  Eigen::ColPivHouseholderQR<MatX> qr;
+  Eigen::ColPivHouseholderQR<MatX> qr;  ///< by compute (Q is needed)
+  PivotedQrDiagonal r_only;             ///< by factorize (R's diagonal and the pivots)
   MatX At;             ///< C_s^T, n x (m + h)
   MatX Q1;             ///< n x r: the first r columns of Q
   MatX R11;            ///< r x r upper triangular
@@ -43,15 +45,20 @@ struct TangentFactorization {
 
   /// Factorises C_s^T from the evaluated ws.C and keeps r columns of Q in Q1.
   void compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank);
-  /// The pivoted QR of C_s^T only (R and the pivots; Q1, R11 and K are left as they were): what
-  /// diagonalRatio and rankAt read.
+  /// R's diagonal and the pivots of C_s^T's pivoted QR only, without Q (Q1, R11 and K are left as
+  /// they were): what diagonalRatio, pivot and rankAt read, at a quarter of compute's cost.
   void factorize(const KinematicsWorkspace& kin, const ConstraintScaling& scaling);
   /// |R_jj| / |R_11| for j < min(n, m + h): falls to zero where the rank drops.
   Scalar diagonalRatio(int j) const;
+  /// The row of C taken at pivot step j.
+  int pivot(int j) const;
   /// Number of diagonal ratios at or above `threshold`: the rank at that threshold.
   int rankAt(Scalar threshold) const;
   /// The full orthogonal factor Q (n x n).
   MatX fullQ() const;
+
+ private:
+  bool r_only_ = false;  ///< the last call was factorize
 };
 
 /// X = P T0 (T0^T P T0)^-1/2, P = I - Q1 Q1^T: the closest orthonormal basis orthogonal to Q1
