@@ -29,7 +29,8 @@ void KineticGram::addBodyBlocks(int body, int rows) {
     const Eigen::Matrix<Scalar, 1, D> row = Cr_.row(touching_[x]).segment<D>(body * D);
     for (std::size_t y = 0; y <= x; ++y) {
       const Scalar g = row.dot(MinvCt_.col(touching_[y]).segment<D>(body * D));
-      ldlt_.matrix()(touching_[x], touching_[y]) += g;  // (the lower triangle: touching_ ascends)
+      ldlt_.matrix()(touching_[x], touching_[y]) += g;
+      if (y != x) ldlt_.matrix()(touching_[y], touching_[x]) += g;
     }
   }
 }

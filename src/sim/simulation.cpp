@@ -432,15 +432,10 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     }
     pending.clear();
   };
-  // the step's end state, and the singular configurations inside the step (singular_watch.hpp),
+  // the singular configurations inside the step that ends at xp's positions (singular_watch.hpp),
   // recorded for the branch check below
   std::vector<SingularWatch::Approach> approaches;
   const auto watchStep = [&](Scalar t0, bool crossing) {
-    positions(integrator.time(), integrator.state(), xp);
-    coordinates->positionsOf(xp, p_end);
-    u = integrator.state().segment(nq, nu);
-    velocitiesAt(xp, u);  // (a problem there shows in the next step's evaluations)
-    hermite.setEnd(model, 1, xp);
     step_info.t0 = t0;
     step_info.projected = false;
     step_info.on_constraints = crossing || rhs_how.project;
@@ -501,6 +496,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       // reached through the passage left the constraints by 1e-8 and lost 50 % of its kinetic
       // energy when projected back there); none for a formulation that cannot pass (it stops at
       // the passage, below)
+      positions(integrator.time(), integrator.state(), xp);
       watchStep(t0, true);
       // (a departure step starts at the singular configuration: its plan's t* is t0)
       const bool departing = plan.t_star <= t0 + 1e-12 * plan.h;
@@ -556,6 +552,13 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       }
     }
     if (!result.ok) break;
+    // the step's end state (after the samples: a formulation with a state of its own, the
+    // projection's continued basis, must leave the step at its end)
+    positions(integrator.time(), integrator.state(), xp);
+    coordinates->positionsOf(xp, p_end);
+    u = integrator.state().segment(nq, nu);
+    velocitiesAt(xp, u);  // (a problem there shows in the next step's evaluations)
+    hermite.setEnd(model, 1, xp);
     if (!crossing) watchStep(t0, false);
     if (watch_lockup && watch.lastExcessRatio() >= kSingularRatio) {
       // the rank rose above the generic rank: fewer motions are admissible than along the motion

@@ -21,8 +21,7 @@ namespace loopdyn {
 
 class PivotedLdlt {
  public:
-  /// The matrix to factorise: fill it (n x n, symmetric; only the lower triangle is read), then
-  /// call factorize.
+  /// The matrix to factorise: fill it (n x n, symmetric), then call factorize.
   MatX& matrix() { return G_; }
   /// Factorises matrix() in place.
   void factorize(Scalar threshold);
@@ -37,7 +36,7 @@ class PivotedLdlt {
   Eigen::Index size() const { return G_.rows(); }
 
  private:
-  MatX G_;                  ///< G, then L below the diagonal (the upper triangle is not used)
+  MatX G_;                  ///< G, then L below the diagonal
   VecX D_;                  ///< pivots (zero for dependent rows)
   std::vector<int> perm_;   ///< perm_[k]: the row of G factorised at step k
   mutable VecX work_;       ///< scratch of solveInPlace (one object per thread)
