@@ -8,6 +8,7 @@
 #include <Eigen/SVD>
 
 #include <random>
+#include <string>
 
 #include "loopdyn/dynamics/kinetic_gram.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
@@ -15,6 +16,15 @@
 
 namespace loopdyn {
 namespace {
+
+/// G over all rows at x.
+void computeAt(const Model& model, const State& x, KineticGram& gram) {
+  KinematicsWorkspace kin(model);
+  evaluateConstraints(model, kin, x);
+  InverseMass inverse_mass;
+  inverse_mass.update(model, kin.motion);
+  gram.compute(model, kin, constraintScaling(model), inverse_mass, model.nc());
+}
 
 // Tolerance 1e-9 relative to |G| |w|: G's condition on its range (the ratio of its largest to its
 // smallest nonzero pivot) stays below 1e5 on these mechanisms, and pivots below 1e-10 of the
@@ -28,14 +38,8 @@ TEST(KineticGram, SolvesEveryConsistentSystemOfRedundantMechanisms) {
       options.loop_closures = trial % 2;
       options.duplicate_joints = 1 + trial % 2;  // G singular
       const Model model = compile(test::randomMechanismSpec(dimension, rng, options));
-      const State x = test::stateOf(model);
-      KinematicsWorkspace kin(model);
-      evaluateConstraints(model, kin, x);
-      const ConstraintScaling scaling = constraintScaling(model);
-      InverseMass inverse_mass;
-      inverse_mass.update(model, kin.motion);
       KineticGram gram;
-      gram.compute(model, kin, scaling, inverse_mass, model.nc());
+      computeAt(model, test::stateOf(model), gram);
 
       const MatX G = gram.scaledRows() * gram.inverseMassTimesCt();  // the dense product
       Eigen::JacobiSVD<MatX> svd(G, Eigen::ComputeThinU | Eigen::ComputeThinV);
@@ -54,6 +58,44 @@ TEST(KineticGram, SolvesEveryConsistentSystemOfRedundantMechanisms) {
       const VecX force = gram.scaledRows().transpose() * w, force_min = gram.scaledRows().transpose() * w_min;
       EXPECT_LT((force - force_min).norm(), 1e-8 * std::max<Scalar>(1, force_min.norm())) << dimension << "D, trial " << trial;
     }
+  }
+}
+
+// Large G (kSparseGramRows rows or more) are factorised sparse where their rows are independent
+// and well conditioned, and dense otherwise (kinetic_gram.hpp). A ladder of 32 four-bar loops
+// (65 bodies, 194 rows) at a regular configuration takes the sparse path; random planar and
+// spatial mechanisms of 40 / 18 bodies with duplicated joints (G singular) fall back to the dense one.
+// Either way w solves G w = r, to 1e-10 relative to |G| |w| (the ladder's G is conditioned below
+// 1e4 there; the fallback as in the test above).
+TEST(KineticGram, LargeMechanismsFactoriseSparseWhereTheirRowsAreIndependent) {
+  std::mt19937 rng(23);
+  std::normal_distribution<Scalar> normal;
+  const auto check = [&](const Model& model, bool expect_sparse, const std::string& label) {
+    KineticGram gram;
+    computeAt(model, test::assembledInitialState(model), gram);
+    ASSERT_GE(model.nc(), kSparseGramRows) << label;
+    EXPECT_EQ(gram.sparse(), expect_sparse) << label;
+    const MatX G = gram.scaledRows() * gram.inverseMassTimesCt();
+    VecX y(G.rows());
+    for (Eigen::Index i = 0; i < y.size(); ++i) y(i) = normal(rng);
+    const VecX r = G * y;  // (in the range of G also where it is singular)
+    VecX w = r;
+    gram.solveInPlace(w);
+    EXPECT_LT((G * w - r).norm(), 1e-10 * G.norm() * std::max<Scalar>(1, w.norm())) << label;
+    if (expect_sparse) {
+      EXPECT_EQ(gram.rank(), G.rows()) << label;
+      EXPECT_LT((w - y).norm(), 1e-8 * y.norm()) << label << ": G regular, the solution unique";
+    }
+  };
+  test::LadderOptions ladder;
+  ladder.loops = 32;
+  check(compile(test::fourBarLadderSpec(ladder)), true, "ladder of 32 loops");
+  for (const int dimension : {2, 3}) {
+    test::RandomMechanismOptions options;
+    options.bodies = dimension == 2 ? 40 : 18;
+    options.duplicate_joints = 2;
+    check(compile(test::randomMechanismSpec(dimension, rng, options)), false,
+          std::to_string(dimension) + "D random mechanism with duplicated joints");
   }
 }
 

@@ -18,6 +18,20 @@
 /// solutions of G w = r (r in range G), (w1 - w2)^T G (w1 - w2) = |M^-1/2 C_r^T (w1 - w2)|^2 = 0,
 /// so C_r^T w, the accelerations and the velocity and position corrections are the same. The
 /// least-norm multipliers reported as reactions are computed separately (formulation.hpp).
+///
+/// Large G (kSparseGramRows rows or more: ladders, long chains) are sparse -- two rows meet only
+/// where they share a body -- and the dense pivoted LDL^T costs O(rows^3) (a 386-row ladder: 81M
+/// instructions a call). There G is first factorised by Eigen's SimplicialLDLT in a fill-reducing
+/// (AMD) order without pivoting, on the pattern of the rows' bodies (fixed by the model, analysed
+/// once); the result is kept only where every pivot is at least kSparsePivotRatio of the largest
+/// (independent rows, far from singular configurations). Otherwise -- redundant rows, or next to a
+/// singular configuration -- the dense pivoted LDL^T decides, as for small G. (Eigen's
+/// SimplicialLDLT permutes G into a new matrix at every factorisation: this path allocates a few
+/// times a call; the bundled models' G are small and stay allocation-free, tests/allocation.)
+/// Measured on the A02 ladder of 64 loops (386 rows): one lagrange right-hand side 89M -> 6.5M
+/// instructions; what is left is dense C (evaluation, scaling, M^-1 C^T): O(rows x nv).
+
+#include <Eigen/SparseCholesky>
 
 #include <vector>
 
@@ -36,6 +50,12 @@ namespace loopdyn {
 /// configuration than 1e-2 (sim/simulation.hpp), where pivots are near 1e-4.
 inline constexpr Scalar kGramPivotThreshold = 1e-10;
 
+/// G with at least this many rows is tried sparse first (see the header); smaller G always dense.
+inline constexpr int kSparseGramRows = 64;
+/// The sparse factorisation is kept when its smallest pivot is at least this fraction of its
+/// largest: G's condition below 1e8, so its solutions are accurate to 1e-8 relative at worst.
+inline constexpr Scalar kSparsePivotRatio = 1e-8;
+
 class KineticGram {
  public:
   /// Forms and factorises G over the first `rows` rows of kin.C (kin and inverse_mass evaluated at
@@ -48,18 +68,38 @@ class KineticGram {
   const MatX& inverseMassTimesCt() const { return MinvCt_; }
   /// C_r (rows x nv) of the last compute.
   const MatX& scaledRows() const { return Cr_; }
-  int rows() const { return static_cast<int>(ldlt_.size()); }
-  /// Rows independent at the pivot threshold, and the last nonzero pivot over the first.
-  int rank() const { return ldlt_.rank(); }
-  Scalar pivotRatio() const { return ldlt_.pivotRatio(); }
+  int rows() const { return rows_; }
+  /// Rows independent at the pivot threshold, and the last nonzero pivot over the first (the
+  /// sparse factorisation: all rows, and its smallest pivot over its largest).
+  int rank() const { return sparse_ ? rows_ : ldlt_.rank(); }
+  Scalar pivotRatio() const { return sparse_ ? sparse_pivot_ratio_ : ldlt_.pivotRatio(); }
+  /// The last compute kept the sparse factorisation (see the header).
+  bool sparse() const { return sparse_; }
 
  private:
   /// Adds body `body`'s part of G (D velocity coordinates a body).
   template <int D>
   void addBodyBlocks(int body, int rows);
+  /// The sparse path: G's values on the pattern and their factorisation; false where it is not kept.
+  template <int D>
+  bool computeSparse(const Model& model, int rows);
+  /// G's pattern from the rows' bodies and its symbolic analysis (once per row count).
+  void sparsePattern(const Model& model, int rows);
+
   MatX Cr_, MinvCt_;
-  PivotedLdlt ldlt_;           ///< G and its factors
+  int rows_ = 0;
+  PivotedLdlt ldlt_;           ///< G and its factors (dense path)
   std::vector<int> touching_;  ///< rows touching one body (scratch of compute)
+  // the sparse path
+  using SparseMatrix = Eigen::SparseMatrix<Scalar>;
+  bool sparse_ = false;
+  int sparse_rows_ = -1;                     ///< the row count the pattern below is for
+  std::vector<std::vector<int>> body_rows_;  ///< per body, the rows that can touch it (ascending)
+  std::vector<int> value_index_;             ///< per (body, x >= y) term in fill order: index into G's values
+  SparseMatrix Gs_;                          ///< G's lower triangle
+  Eigen::SimplicialLDLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>> sparse_ldlt_;
+  Scalar sparse_pivot_ratio_ = 1;
+  mutable VecX sparse_work_;  ///< scratch of solveInPlace (one object per thread)
 };
 
 }  // namespace loopdyn
