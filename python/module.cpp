@@ -22,7 +22,8 @@ struct PyModel {
 };
 
 py::object analyzeModel(const PyModel& m, int samples, const std::string& method, double threshold,
-                        double uniqueness_threshold, bool criterion, bool motions, bool topology) {
+                        double uniqueness_threshold, bool criterion, bool motions, bool topology,
+                        const std::string& coordinates) {
   loopdyn::KinematicsWorkspace ws(m.model);
   const loopdyn::AssemblyResult assembly = loopdyn::assemble(m.model, ws, loopdyn::initialState(m.model));
   if (!assembly.converged) throw std::runtime_error(m.path + ": " + assembly.message);
@@ -39,6 +40,9 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
   settings.criterion = criterion;
   settings.motions = motions;
   settings.topology = topology;
+  if (coordinates != "absolute" && coordinates != "relative")
+    throw py::value_error("coordinates: expected absolute or relative, got '" + coordinates + "'");
+  settings.relative = coordinates == "relative";
   const loopdyn::cli::AnalysisResults results = loopdyn::cli::computeAnalysis(m.model, assembly, m.path, settings);
   // the very JSON object `loopdyn analyze --json` prints, as Python objects
   return py::module_::import("json").attr("loads")(loopdyn::cli::analysisJson(results));
@@ -118,7 +122,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
       .def("_analyze", &analyzeModel, py::arg("samples") = loopdyn::RankOptions{}.generic_samples,
            py::arg("method") = "all", py::arg("threshold") = loopdyn::kRankThreshold,
            py::arg("uniqueness_threshold") = loopdyn::kUniquenessThreshold, py::arg("criterion") = false,
-           py::arg("motions") = false, py::arg("topology") = false,
+           py::arg("motions") = false, py::arg("topology") = false, py::arg("coordinates") = "absolute",
            "The report of `loopdyn analyze --json` as Python objects.")
       .def("__repr__", [](const PyModel& m) {
         return "<loopdyn.Model '" + m.model.name() + "': " + std::to_string(m.model.nb()) + " bodies, n = " +

@@ -28,6 +28,7 @@ struct AnalyzeOptions {
   std::string sweep, sweep_csv;
   bool motions = false;
   bool topology = false;
+  std::string coordinates = "absolute";
 };
 
 /// "NAME=P1,P2,...@BODY" -> GroupSpec; returns an error message, empty on success.
@@ -120,10 +121,18 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   settings.criterion = options.criterion;
   settings.motions = options.motions;
   settings.topology = options.topology;
+  settings.relative = options.coordinates == "relative";
   const AnalysisResults results = computeAnalysis(model, loaded->assembly, options.model_path, settings);
   std::cout << (options.json ? analysisJson(results) : analysisText(results));
   if (!sweep_rows.empty() && !options.json) std::cout << sweepText(model, sweep, sweep_rows);
   exit_code = kExitOk;
+  // the two routes to the same answer disagree: one of them is wrong, so the run is not a success
+  if (results.relative && (!results.routes_disagree.empty() || !results.relative->stepsAgreeWithNullSpace())) {
+    std::cerr << "loopdyn: error: " << options.model_path
+              << ": the relative-coordinate (DCA) uniqueness analysis contradicts itself or the absolute one "
+                 "(see the warnings)\n";
+    exit_code = kExitNumericalFailure;
+  }
 }
 
 }  // namespace
@@ -160,6 +169,11 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
       ->check(finiteNumber(true));
   cmd->add_option("--method", options->method, "Uniqueness test: rank, qr, svd, nullspace, or all (qr decides)")
       ->check(CLI::IsMember({"all", "rank", "qr", "svd", "nullspace"}));
+  cmd->add_option("--coordinates", options->coordinates,
+                  "Reaction uniqueness from the constraint matrix in absolute coordinates (paper 001), or inside the "
+                  "divide-and-conquer algorithm in relative coordinates (paper 000: G at the ground connection, the "
+                  "eight-step propagation, the deciding step per pair)")
+      ->check(CLI::IsMember({"absolute", "relative"}));
   cmd->add_option("--group", options->groups,
                   "Test the resultant of several pairs on one body: NAME=PAIR,PAIR,...@BODY (repeatable), "
                   "e.g. KM=K,M@ground");

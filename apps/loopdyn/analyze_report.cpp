@@ -1,6 +1,8 @@
 #include "analyze_report.hpp"
 
 #include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "relative_uniqueness_report.hpp"
+#include "report_format.hpp"
 #include "topology_report.hpp"
 
 #include <algorithm>
@@ -13,61 +15,6 @@
 namespace loopdyn::cli {
 
 namespace {
-
-std::string joinNames(const std::vector<std::string>& names, const char* empty = "none") {
-  if (names.empty()) return empty;
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-std::string formatNumber(Scalar x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
-/// printf into a std::string (table rows).
-template <typename... Args>
-std::string row(const char* format, Args... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
-
-std::string pairName(const Model& model, int pair) { return model.pairs()[static_cast<std::size_t>(pair)].name; }
-
-std::vector<std::string> groupPairNames(const Model& model, const Group& g) {
-  std::vector<std::string> names;
-  for (int p : g.pairs) names.push_back(pairName(model, p));
-  return names;
-}
-
-/// "unique", "non-unique", or "only B.x unique": the second step in words.
-std::string multipliersText(const Model& model, const ElementUniqueness& e) {
-  if (e.componentsUnique()) return "unique";
-  const std::vector<int> unique = e.uniqueComponents();
-  if (unique.empty()) return "non-unique";
-  return "only " + joinNames(equationNames(model, unique)) + " unique";
-}
-
-/// Methods that disagree with the deciding one, or "agree".
-std::string agreementText(const ElementUniqueness& e, bool physical_agree = true) {
-  if (e.methodsAgree() && physical_agree) return "agree";
-  std::string out;
-  for (const MethodResult& m : e.methods) {
-    bool same = m.reaction.unique == e.methods.front().reaction.unique;
-    for (std::size_t k = 0; k < m.components.size(); ++k)
-      same = same && m.components[k].unique == e.methods.front().components[k].unique;
-    if (same) continue;
-    if (!out.empty()) out += ',';
-    out += methodName(m.method);
-  }
-  if (out.empty()) return "DIFFER on components";
-  std::string text = "DIFFER: ";
-  text += out;
-  return text;
-}
 
 char statusLetter(ComponentStatus s) {
   switch (s) {
@@ -249,37 +196,6 @@ void printUniqueness(std::ostringstream& os, const AnalysisResults& res) {
                 agreementText(g.resultant).c_str());
     }
   }
-  for (const std::string& w : res.warnings) os << "\nwarning: " << w;
-  if (!res.warnings.empty()) os << '\n';
-}
-
-void writeDecision(io::JsonWriter& w, const Decision& d) {
-  w.beginObject();
-  w.key("unique").value(d.unique);
-  w.key("indicator").value(d.indicator);
-  w.key("margin").value(d.margin);
-  w.endObject();
-}
-
-void writeElement(io::JsonWriter& w, const Model& model, const ElementUniqueness& e) {
-  w.key("unique").value(e.unique());
-  w.key("components_unique").value(e.componentsUnique());
-  w.key("unique_components").array(equationNames(model, e.uniqueComponents()));
-  w.key("margin").value(e.margin());
-  w.key("methods_agree").value(e.methodsAgree());
-  w.key("methods").beginObject();
-  for (const MethodResult& m : e.methods) {
-    w.key(std::string(methodName(m.method))).beginObject();
-    w.key("unique").value(m.reaction.unique);
-    w.key("components_unique").value(m.componentsUnique());
-    w.key("indicator").value(m.reaction.indicator);
-    w.key("margin").value(m.reaction.margin);
-    w.key("components").beginArray();
-    for (const Decision& d : m.components) writeDecision(w, d);
-    w.endArray();
-    w.endObject();
-  }
-  w.endObject();
 }
 
 void writeComponents(io::JsonWriter& w, int dimension, const std::vector<ComponentStatus>& statuses) {
@@ -314,6 +230,10 @@ AnalysisResults computeAnalysis(const Model& model, const AssemblyResult& assemb
     evaluateConstraints(model, ws, assembly.state);
     results.motions = admissibleMotions(model, ws, settings.rank.rank_threshold);
   }
+  if (settings.relative) {
+    results.relative = analyzeReactionUniquenessDca(model, assembly.state, settings.uniqueness);
+    results.routes_disagree = routesDisagree(model, *results.relative, results.uniqueness);
+  }
   results.topology = settings.topology;
   collectWarnings(results);
   return results;
@@ -335,6 +255,17 @@ void collectWarnings(AnalysisResults& res) {
       res.warnings.push_back("the uniqueness methods disagree (see the methods column) although every decision is "
                              "more than " + formatNumber(kSmallMargin) +
                              " decades from its threshold: a numerical defect in one method; please report this model");
+  }
+  if (res.relative) {
+    if (!res.routes_disagree.empty())
+      res.warnings.push_back("the DCA route and the absolute-coordinate analysis answer differently for " +
+                             joinNames(res.routes_disagree) + ": a defect in one of them; please report this model");
+    if (res.relative->ground.smallest_margin < kSmallMargin)
+      res.warnings.push_back("the tests on G decide within " + formatNumber(res.relative->ground.smallest_margin) +
+                             " decades of their thresholds");
+    if (!res.relative->stepsAgreeWithNullSpace())
+      res.warnings.push_back("a step of paper 000's algorithm contradicts the null space built through the assembly "
+                             "tree: a defect; please report this model");
   }
   if (!res.unique_only_here.empty()) {
     std::string list;
@@ -399,7 +330,12 @@ void printMotions(std::ostream& os, const AnalysisResults& res) {
 std::string analysisText(const AnalysisResults& res) {
   std::ostringstream os;
   printStructure(os, res);
-  printUniqueness(os, res);
+  if (res.relative)
+    printRelativeUniqueness(os, *res.model, *res.relative);
+  else
+    printUniqueness(os, res);
+  for (const std::string& w : res.warnings) os << "\nwarning: " << w;
+  if (!res.warnings.empty()) os << '\n';
   if (res.criterion) printCriterion(os, res);
   if (res.motions) printMotions(os, res);
   if (res.topology) os << topologyText(*res.model);
@@ -539,6 +475,7 @@ std::string analysisJson(const AnalysisResults& res) {
     w.endArray();
     w.endObject();
   }
+  if (res.relative) writeRelativeUniquenessJson(w, model, *res.relative, u);
   if (res.topology) {
     w.key("topology");
     writeTopologyJson(w, model);

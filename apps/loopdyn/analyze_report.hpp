@@ -8,6 +8,7 @@
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/dynamics/dca_uniqueness.hpp"
 #include "loopdyn/dynamics/projective_criterion.hpp"
 #include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
@@ -21,6 +22,10 @@ struct AnalysisResults {
   const AssemblyResult* assembly = nullptr;
   RankReport rank;
   UniquenessReport uniqueness;
+  /// With --coordinates relative: the same question answered inside the DCA (paper 000).
+  std::optional<DcaUniquenessReport> relative;
+  /// Pairs on which that answer differs from `uniqueness` (a defect: the command fails).
+  std::vector<std::string> routes_disagree;
   /// With --criterion: the projective criterion (paper 003) at the configuration.
   std::optional<ProjectiveCriterion> criterion;
   /// Components unique at this configuration but not near it on the motion (uniqueOnlyHere).
@@ -41,6 +46,7 @@ struct AnalysisSettings {
   bool criterion = false;          ///< --criterion
   bool motions = false;            ///< --motions
   bool topology = false;           ///< --topology
+  bool relative = false;           ///< --coordinates relative
 };
 
 /// Everything `loopdyn analyze` reports, at the assembled state, with the warnings; the same for

@@ -36,10 +36,14 @@ def _arrays(value):
 
 
 def _analyze(self, samples: int = 8, method: str = "all", threshold: float = 1e-9, uniqueness_threshold: float = 1e-8,
-             criterion: bool = False, motions: bool = False, topology: bool = False, arrays: bool = True):
+             criterion: bool = False, motions: bool = False, topology: bool = False, coordinates: str = "absolute",
+             arrays: bool = True):
     """The report of `loopdyn analyze --json` (docs/analysis.md) as Python objects: the same keys and
-    values, with numeric lists as numpy arrays (arrays=False: exactly the JSON's lists)."""
-    report = self._analyze(samples, method, threshold, uniqueness_threshold, criterion, motions, topology)
+    values, with numeric lists as numpy arrays (arrays=False: exactly the JSON's lists).
+    coordinates="relative" adds the uniqueness decided inside the DCA (paper 000; key
+    relative_uniqueness), as `analyze --coordinates relative`."""
+    report = self._analyze(samples, method, threshold, uniqueness_threshold, criterion, motions, topology,
+                           coordinates)
     return _arrays(report) if arrays else report
 
 

@@ -30,9 +30,10 @@ class Model:
     def pairs(self) -> List[str]: ...
     def analyze(self, samples: int = 8, method: str = "all", threshold: float = 1e-9,
                 uniqueness_threshold: float = 1e-8, criterion: bool = False, motions: bool = False,
-                topology: bool = False, arrays: bool = True) -> Dict[str, Any]:
+                topology: bool = False, coordinates: str = "absolute", arrays: bool = True) -> Dict[str, Any]:
         """The report of `loopdyn analyze --json` as Python objects (docs/analysis.md), numeric
-        lists as numpy arrays (arrays=False: the JSON's lists)."""
+        lists as numpy arrays (arrays=False: the JSON's lists); coordinates="relative" adds
+        relative_uniqueness (paper 000, inside the DCA)."""
 
 def load(path: str) -> Model: ...
 

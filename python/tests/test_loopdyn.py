@@ -38,6 +38,17 @@ class Analysis(unittest.TestCase):
         self.assertEqual(report, expected)
         self.assertEqual(report["topology"]["loops"], 5)  # paper 000: five loops
 
+    def test_relative_coordinates_give_paper_000s_steps(self):
+        # paper 000, sect. 4: P decided at step 8, R at step 4; the same answers as the absolute route
+        report = loopdyn.load(model_path("spatial_parallelogram")).analyze(samples=0, coordinates="relative")
+        relative = report["relative_uniqueness"]
+        steps = {p["name"]: p["step"] for p in relative["pairs"]}
+        self.assertEqual((steps["P"], steps["R"], steps["A"]), ("step 8", "step 4", "step 2"))
+        self.assertEqual(relative["ground_connection"]["G_size"], 18)
+        self.assertEqual(list(relative["absolute_disagreements"]), [])
+        with self.assertRaises(ValueError):
+            loopdyn.load(model_path("spatial_parallelogram")).analyze(coordinates="polar")
+
     def test_numeric_fields_come_as_numpy_arrays(self):
         # the double four-bar at its singular pose: 15 coordinates, 3 admissible motions (paper 004)
         report = loopdyn.load(model_path("double_four_bar_singular")).analyze(motions=True)

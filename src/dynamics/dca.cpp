@@ -17,7 +17,7 @@ constexpr std::array<int, 3> kPlanarColumns{0, 1, 5};
 
 }  // namespace
 
-DivideAndConquer::DivideAndConquer(const Model& model) : d_(model.vPerBody()) {
+DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_connections) : d_(model.vPerBody()) {
   const Topology& topology = model.topology();
   // the connections: every joint and driver with its rows of C
   for (std::size_t j = 0; j < model.joints().size(); ++j) {
@@ -75,12 +75,14 @@ DivideAndConquer::DivideAndConquer(const Model& model) : d_(model.vPerBody()) {
     parent[static_cast<std::size_t>(l)] = g;
     return g;
   };
+  const bool above_body = ground_connections == GroundConnections::AboveTheirBody;
   for (const Connection& c : connections_)
     for (const BodyIndex body : c.bodies)
-      if (body != kGround && (c.bodies[0] == kGround || c.bodies[1] == kGround)) groundedNode(body);
+      if (above_body && body != kGround && (c.bodies[0] == kGround || c.bodies[1] == kGround)) groundedNode(body);
 
   // each connection is assembled where its bodies first meet (a ground connection: above its
-  // body, as just said); its bodies are handles of every node below that on their way up
+  // body, as just said, or at the ground node); its bodies are handles of every node below that
+  // on their way up
   const auto depthOf = [&](int n) {
     int depth = 0;
     for (; n >= 0 && n != ground; n = parent[static_cast<std::size_t>(n)]) ++depth;
@@ -89,8 +91,10 @@ DivideAndConquer::DivideAndConquer(const Model& model) : d_(model.vPerBody()) {
   for (std::size_t ci = 0; ci < connections_.size(); ++ci) {
     Connection& c = connections_[ci];
     int meet = ground;
-    if (c.bodies[0] == kGround || c.bodies[1] == kGround) {
-      meet = grounded[static_cast<std::size_t>(c.bodies[c.bodies[0] == kGround ? 1 : 0])];
+    if (c.bodies[0] == kGround && c.bodies[1] == kGround) {
+      meet = ground;
+    } else if (c.bodies[0] == kGround || c.bodies[1] == kGround) {
+      if (above_body) meet = grounded[static_cast<std::size_t>(c.bodies[c.bodies[0] == kGround ? 1 : 0])];
     } else {
       int x = leaf[static_cast<std::size_t>(c.bodies[0])], y = leaf[static_cast<std::size_t>(c.bodies[1])];
       int dx = depthOf(x), dy = depthOf(y);

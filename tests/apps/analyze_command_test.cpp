@@ -98,6 +98,42 @@ TEST(AnalyzeCommand, JsonReportsPairsAndGroupsWithTheirUniqueness) {
   EXPECT_EQ(report["warnings"].size(), 0u);
 }
 
+// `--coordinates relative` (issue 17): paper 000's answer with the deciding step per pair and G's
+// size and rank, as text and as JSON; --method chooses the test on G.
+TEST(AnalyzeCommand, RelativeCoordinatesReportTheDcaRouteWithItsSteps) {
+  const CliRun text = run("analyze --samples 0 --coordinates relative " + test::modelPath("spatial_parallelogram"));
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  for (const char* line : {"step 2: the complete assembly to ground through A, C, E, G, K, M",
+                           "18 x 18, rank qr 17, rank 17, svd 17, nullspace 17",
+                           "step 8 (round 2)", "it confirms every step's decision"})
+    EXPECT_NE(text.output.find(line), std::string::npos) << line << " in\n" << text.output;
+
+  const CliRun r = run("analyze --json --samples 0 --coordinates relative --method svd " +
+                       test::modelPath("spatial_parallelogram"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const YAML::Node relative = YAML::Load(r.output)["relative_uniqueness"];
+  ASSERT_TRUE(relative.IsMap()) << r.output;
+  EXPECT_EQ(relative["ground_connection"]["G_size"].as<int>(), 18);
+  ASSERT_EQ(relative["ground_connection"]["G_ranks"].size(), 1u);
+  EXPECT_EQ(relative["ground_connection"]["G_ranks"][0].as<int>(), 17);
+  EXPECT_GT(relative["ground_connection"]["smallest_margin"].as<double>(), 4);
+  const YAML::Node A = entry(relative["ground_connection"]["elements"], "A");
+  EXPECT_FALSE(A["methods"]["svd"]["unique"].as<bool>());
+  const YAML::Node pairs = relative["pairs"];
+  EXPECT_EQ(entry(pairs, "P")["step"].as<std::string>(), "step 8");
+  EXPECT_EQ(entry(pairs, "R")["step"].as<std::string>(), "step 4");
+  EXPECT_FALSE(entry(pairs, "B")["unique"].as<bool>());
+  EXPECT_EQ(relative["redundancy"].as<int>(), 1);
+  EXPECT_EQ(relative["absolute_disagreements"].size(), 0u);
+  EXPECT_EQ(entry(relative["ground_connection"]["groups"], "KM")["unique"].as<bool>(), true);
+
+  // a redundant loop closed inside the assembly: named, and its pairs decided by the null space
+  const CliRun inner = run("analyze --samples 0 --coordinates relative " + test::modelPath("modified_2x2_four_bar"));
+  ASSERT_EQ(inner.exit_code, 0) << inner.output;
+  EXPECT_NE(inner.output.find("multijoint connection inside the assembly"), std::string::npos) << inner.output;
+  EXPECT_NE(inner.output.find("null space"), std::string::npos) << inner.output;
+}
+
 TEST(AnalyzeCommand, OneMethodOnRequestAndSingularWarning) {
   const CliRun r = run("analyze --json --method svd " + test::modelPath("double_four_bar_singular"));
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -41,7 +41,14 @@ namespace loopdyn {
 
 class DivideAndConquer {
  public:
-  explicit DivideAndConquer(const Model& model);
+  /// Where connections to ground are assembled. AboveTheirBody (the default, for speed): right
+  /// above their body's leaf, so that no node keeps far-apart ground pivots as handles.
+  /// AtCompleteAssembly: all of them at one node above the root -- paper 000's multijoint
+  /// connection between the complete assembly and ground (Fig. 5), which its uniqueness analysis
+  /// (dca_uniqueness.hpp) studies through G = T^T Phi_11 T (eq. (22)).
+  enum class GroundConnections { AboveTheirBody, AtCompleteAssembly };
+
+  explicit DivideAndConquer(const Model& model, GroundConnections ground = GroundConnections::AboveTheirBody);
 
   /// Body accelerations A (Model's velocity layout) and every row's multiplier lambda (the sign of
   /// formulation.hpp: M A = F - C^T lambda) at the bodies' motion, applied forces F (size nv) and
@@ -50,7 +57,7 @@ class DivideAndConquer {
   int solve(const Model& model, const std::vector<BodyMotion>& motion, const VecX& F, Scalar t,
             const ConstraintScaling& scaling, const VecX& gamma_shift, VecX& A, VecX& lambda);
 
- private:
+ /// The assembly as built (read by the uniqueness analysis, dca_uniqueness.hpp).
   struct Connection {
     int joint = -1, driver = -1;  ///< what it is (index into Model::joints() or drivers())
     int row = 0, rows = 0;        ///< its rows of C
@@ -85,6 +92,17 @@ class DivideAndConquer {
     VecX f;                   ///< the forces on the handles (back-substitution)
   };
 
+  const std::vector<Connection>& connections() const { return connections_; }
+  /// The assembly tree's nodes, the extra ground nodes, and the node joining the complete
+  /// assembly to ground (groundNode()). Their numbers are the last solve's.
+  const std::vector<Node>& nodes() const { return nodes_; }
+  /// Children before parents; the last is groundNode().
+  const std::vector<int>& order() const { return order_; }
+  int groundNode() const { return order_.back(); }
+  /// Velocity coordinates per body: 3 (2D) or 6 (3D).
+  int blockSize() const { return d_; }
+
+ private:
   void assemble(Node& node);
   void backSubstitute(Node& node);
 

@@ -1,0 +1,26 @@
+#pragma once
+// `analyze --coordinates relative`: joint-reaction uniqueness decided inside the DCA (paper 000;
+// dynamics/dca_uniqueness.hpp), as text and JSON, with its agreement with the absolute-coordinate
+// analysis (paper 001) of the same mechanism.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/dynamics/dca_uniqueness.hpp"
+#include "loopdyn/io/json_writer.hpp"
+
+namespace loopdyn::cli {
+
+void printRelativeUniqueness(std::ostream& os, const Model& model, const DcaUniquenessReport& dca);
+void writeRelativeUniquenessJson(io::JsonWriter& w, const Model& model, const DcaUniquenessReport& dca,
+                                 const UniquenessReport& absolute);
+
+/// The pairs on which the DCA route and the absolute analysis answer differently (reaction or a
+/// multiplier), one name each: a defect in one of them, never a threshold question at margins of
+/// several decades.
+std::vector<std::string> routesDisagree(const Model& model, const DcaUniquenessReport& dca,
+                                        const UniquenessReport& absolute);
+
+}  // namespace loopdyn::cli
