@@ -86,8 +86,8 @@ State ladderState(const Model& model, const TreeKinematics& tree) {
 }
 
 /// One forward-dynamics call (DcaFormulation::forwardDynamics) at x, per iteration.
-void forwardDynamics(benchmark::State& st, const Model& model, const State& x) {
-  const DcaFormulation dca(model);
+void forwardDynamics(benchmark::State& st, const Model& model, const State& x, int threads = 1) {
+  const DcaFormulation dca(model, threads);
   DynamicsWorkspace ws(model);
   const VecX none;
   for (auto _ : st) {
@@ -112,6 +112,19 @@ void BM_DcaLadder(benchmark::State& st) {
   forwardDynamics(st, model, ladderState(model, tree));
 }
 
+/// The same on `threads` threads (issue 18): arguments (bodies or loops, threads).
+void BM_DcaChainThreads(benchmark::State& st) {
+  const Model model = spatialChain(static_cast<int>(st.range(0)));
+  const TreeKinematics tree(model);
+  forwardDynamics(st, model, chainState(model, tree), static_cast<int>(st.range(1)));
+}
+
+void BM_DcaLadderThreads(benchmark::State& st) {
+  const Model model = ladder(static_cast<int>(st.range(0)));
+  const TreeKinematics tree(model);
+  forwardDynamics(st, model, ladderState(model, tree), static_cast<int>(st.range(1)));
+}
+
 /// The right-hand side as the simulation evaluates it (Formulation::evaluate).
 void BM_DcaLadderSimulationRhs(benchmark::State& st) {
   const Model model = ladder(static_cast<int>(st.range(0)));
@@ -133,4 +146,6 @@ void BM_DcaLadderSimulationRhs(benchmark::State& st) {
 // constraint matrices, model/compile)
 BENCHMARK(BM_DcaChain)->RangeMultiplier(4)->Range(4, 512)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DcaLadder)->RangeMultiplier(4)->Range(1, 256)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DcaChainThreads)->ArgsProduct({{128, 512}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_DcaLadderThreads)->ArgsProduct({{64, 256}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_DcaLadderSimulationRhs)->RangeMultiplier(4)->Range(1, 256)->Unit(benchmark::kMicrosecond);

@@ -11,9 +11,11 @@ packages=(
   clang libclang-rt-14-dev llvm
   pybind11-dev python3-numpy
   doxygen
+  libtbb-dev
 )
 # (clang, its sanitizer and libFuzzer runtimes and llvm-symbolizer: scripts/sanitize.sh; pybind11
-# and numpy: the Python module, python/, for Debian's /usr/bin/python3; doxygen: the API docs)
+# and numpy: the Python module, python/, for Debian's /usr/bin/python3; doxygen: the API docs;
+# oneTBB: the divide-and-conquer formulations' parallel assembly, dynamics/dca.hpp)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,9 +1,11 @@
 // `loopdyn simulate`: forward dynamics of a model from its assembled initial state, with joint
 // reactions over time marked unique or not, written as one CSV row per sample.
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "commands.hpp"
 #include "number_checks.hpp"
@@ -30,6 +32,7 @@ struct SimulateOptions {
   bool continuation = true;
   bool switching = true;
   std::vector<std::string> eliminate;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string integrator = "dopri5";
   Scalar rtol = 1e-8, atol = 1e-10, max_step = 0, step = 1e-3;
   std::string stabilization = "projection";
@@ -61,6 +64,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   choice.continuation = options.continuation;
   choice.switching = options.switching;
   choice.eliminate = options.eliminate;
+  choice.threads = options.threads;
   BuiltFormulation built = buildFormulation(model, x0, choice);
   if (!built.formulation) {
     std::cerr << "loopdyn: error: " << built.problem << '\n';
@@ -179,6 +183,11 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "tangent basis with continuation, paper 004), dca (Featherstone's divide-and-conquer algorithm on the assembly "
                   "tree, in joint coordinates, paper 000)")
       ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection", "dca"}))
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads,
+                  "dca: threads sharing out its passes over the assembly tree (subtrees of 32 bodies or more; the "
+                  "results are the same to the last bit for any number). Default: all cores")
+      ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   cmd->add_option("--coordinates", o->coordinates,
                   "absolute (every body's own position and orientation) or relative (joint coordinates on the "

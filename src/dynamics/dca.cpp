@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <span>
 
+#include <tbb/parallel_invoke.h>
+
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/kinetic_gram.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
@@ -150,89 +152,156 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
       if (child >= 0) stack.push_back(child);
   }
   std::reverse(order_.begin(), order_.end());
+
+  // each subtree is a contiguous run of order_ ending at its root (a reversed pre-order), and its
+  // number of bodies decides whether its passes are shared out among threads
+  for (std::size_t k = 0; k < order_.size(); ++k) {
+    Node& node = nodes_[static_cast<std::size_t>(order_[k])];
+    node.last_in_order = static_cast<int>(k);
+    node.first_in_order = static_cast<int>(k);
+    node.bodies = node.children[0] < 0 ? 1 : 0;
+    for (const int child : node.children) {
+      if (child < 0) continue;
+      const Node& c = nodes_[static_cast<std::size_t>(child)];
+      node.first_in_order = std::min(node.first_in_order, c.first_in_order);
+      node.bodies += c.bodies;
+    }
+  }
 }
 
-int DivideAndConquer::solve(const Model& model, const std::vector<BodyMotion>& motion, const VecX& F, Scalar t,
-                            const ConstraintScaling& scaling, const VecX& gamma_shift, VecX& A, VecX& lambda) {
+void DivideAndConquer::setThreads(int threads) {
+  LOOPDYN_CHECK(threads >= 1, "threads: expected at least 1, got ", threads);
+  if (threads == threads_) return;
+  threads_ = threads;
+  arena_ = threads > 1 ? std::make_unique<tbb::task_arena>(threads) : nullptr;
+}
+
+void DivideAndConquer::evaluateConnections(const Node& node) {
   // the connections' scaled rows and Gamma (paper 001, eqs. (8)-(9)), pair by pair
+  const Pass& p = pass_;
   std::array<Jet, 6> jets;
-  for (Connection& c : connections_) {
+  for (const int ci : node.connections) {
+    Connection& c = connections_[static_cast<std::size_t>(ci)];
     const std::span<Jet> out(jets.data(), static_cast<std::size_t>(c.rows));
     if (c.joint >= 0) {
-      const Joint& joint = model.joints()[static_cast<std::size_t>(c.joint)];
-      jointEquations(model.dimension(), joint, motionOf(motion, c.bodies[0]), motionOf(motion, c.bodies[1]), out);
+      const Joint& joint = p.model->joints()[static_cast<std::size_t>(c.joint)];
+      jointEquations(p.model->dimension(), joint, motionOf(*p.motion, c.bodies[0]), motionOf(*p.motion, c.bodies[1]), out);
     } else {
-      const Driver& driver = model.drivers()[static_cast<std::size_t>(c.driver)];
-      out[0] = driverEquation(model, driver, motionOf(motion, c.bodies[0]), motionOf(motion, c.bodies[1]), t);
+      const Driver& driver = p.model->drivers()[static_cast<std::size_t>(c.driver)];
+      out[0] = driverEquation(*p.model, driver, motionOf(*p.motion, c.bodies[0]), motionOf(*p.motion, c.bodies[1]), p.t);
     }
     for (int r = 0; r < c.rows; ++r) {
-      const Scalar s = scaling.row(c.row + r);
+      const Scalar s = p.scaling->row(c.row + r);
       const Jet& jet = out[static_cast<std::size_t>(r)];
       for (int slot = 0; slot < 2; ++slot)
         for (int k = 0; k < d_; ++k)
           c.J(r, 6 * slot + k) = s * jet.grad(6 * slot + (d_ == 3 ? kPlanarColumns[static_cast<std::size_t>(k)] : k));
-      c.Gamma(r) = s * (-jet.ddot + (gamma_shift.size() > 0 ? gamma_shift(c.row + r) : 0));
+      c.Gamma(r) = s * (-jet.ddot + (p.gamma_shift->size() > 0 ? (*p.gamma_shift)(c.row + r) : 0));
     }
   }
+}
 
-  // main pass, leaves to root and ground
-  for (const int n : order_) {
-    Node& node = nodes_[static_cast<std::size_t>(n)];
-    if (node.children[0] >= 0) {
-      assemble(node);
-      continue;
-    }
-    // a body: Phi = M^-1 on every handle pair (one handle at most: itself), b = M^-1 F
-    const Body& body = model.bodies()[static_cast<std::size_t>(node.body)];
-    const int nh = static_cast<int>(node.handles.size());
-    Eigen::Matrix<Scalar, 6, 6> Minv = Eigen::Matrix<Scalar, 6, 6>::Zero();
-    Minv.topLeftCorner(3, 3) = Mat3::Identity() / body.mass;
-    if (d_ == 3) {
-      Minv(2, 2) = body.inertia_inverse(2, 2);
-    } else {
-      const Mat3& R = motion[static_cast<std::size_t>(node.body)].R;
-      Minv.bottomRightCorner(3, 3) = R * body.inertia_inverse * R.transpose();
-    }
-    node.Phi.resize(nh * d_, nh * d_);
-    node.b.resize(nh * d_);
-    for (int i = 0; i < nh; ++i) {
-      node.b.segment(i * d_, d_).noalias() = Minv.topLeftCorner(d_, d_) * F.segment(node.body * d_, d_);
-      for (int j = 0; j < nh; ++j) node.Phi.block(i * d_, j * d_, d_, d_) = Minv.topLeftCorner(d_, d_);
-    }
+void DivideAndConquer::mainPassAt(int n) {
+  Node& node = nodes_[static_cast<std::size_t>(n)];
+  if (node.children[0] >= 0) {
+    evaluateConnections(node);
+    assemble(node);
+    return;
   }
+  // a body: Phi = M^-1 on every handle pair (one handle at most: itself), b = M^-1 F
+  const Body& body = pass_.model->bodies()[static_cast<std::size_t>(node.body)];
+  const int nh = static_cast<int>(node.handles.size());
+  Eigen::Matrix<Scalar, 6, 6> Minv = Eigen::Matrix<Scalar, 6, 6>::Zero();
+  Minv.topLeftCorner(3, 3) = Mat3::Identity() / body.mass;
+  if (d_ == 3) {
+    Minv(2, 2) = body.inertia_inverse(2, 2);
+  } else {
+    const Mat3& R = (*pass_.motion)[static_cast<std::size_t>(node.body)].R;
+    Minv.bottomRightCorner(3, 3) = R * body.inertia_inverse * R.transpose();
+  }
+  node.Phi.resize(nh * d_, nh * d_);
+  node.b.resize(nh * d_);
+  for (int i = 0; i < nh; ++i) {
+    node.b.segment(i * d_, d_).noalias() = Minv.topLeftCorner(d_, d_) * pass_.F->segment(node.body * d_, d_);
+    for (int j = 0; j < nh; ++j) node.Phi.block(i * d_, j * d_, d_, d_) = Minv.topLeftCorner(d_, d_);
+  }
+}
 
-  // back-substitution, ground and root to leaves
-  int dependent = 0;
+void DivideAndConquer::backSubstitutionAt(int n) {
+  Node& node = nodes_[static_cast<std::size_t>(n)];
+  if (node.f.size() != static_cast<Eigen::Index>(node.handles.size()) * d_) node.f.setZero(static_cast<Eigen::Index>(node.handles.size()) * d_);
+  if (node.children[0] >= 0) {
+    backSubstitute(node);
+    Eigen::Index k = 0;
+    for (const int ci : node.connections) {
+      const Connection& c = connections_[static_cast<std::size_t>(ci)];
+      // M a = F + J^T lambda_dca = F - C^T lambda: lambda = -diag(row) lambda_dca
+      for (int r = 0; r < c.rows; ++r) (*pass_.lambda)(c.row + r) = -pass_.scaling->row(c.row + r) * node.lambda(k + r);
+      k += c.rows;
+    }
+    return;
+  }
+  const Body& body = pass_.model->bodies()[static_cast<std::size_t>(node.body)];
+  VecX& A = *pass_.A;
+  Eigen::Matrix<Scalar, 6, 1> force = Eigen::Matrix<Scalar, 6, 1>::Zero();
+  force.head(d_) = pass_.F->segment(node.body * d_, d_);
+  if (!node.handles.empty()) force.head(d_) += node.f;
+  A.segment(node.body * d_, d_).head<2>() = force.head<2>() / body.mass;
+  if (d_ == 3) {
+    A(node.body * 3 + 2) = body.inertia_inverse(2, 2) * force(2);
+  } else {
+    const Mat3& R = (*pass_.motion)[static_cast<std::size_t>(node.body)].R;
+    A(node.body * 6 + 2) = force(2) / body.mass;
+    A.segment<3>(node.body * 6 + 3) = R * (body.inertia_inverse * (R.transpose() * force.segment<3>(3)));
+  }
+}
+
+void DivideAndConquer::mainPassBelow(int n) {
+  const Node& node = nodes_[static_cast<std::size_t>(n)];
+  if (node.bodies < kParallelBodies) {
+    for (int k = node.first_in_order; k <= node.last_in_order; ++k) mainPassAt(order_[static_cast<std::size_t>(k)]);
+    return;
+  }
+  if (node.children[1] < 0)
+    mainPassBelow(node.children[0]);
+  else
+    tbb::parallel_invoke([&] { mainPassBelow(node.children[0]); }, [&] { mainPassBelow(node.children[1]); });
+  mainPassAt(n);
+}
+
+void DivideAndConquer::backSubstitutionBelow(int n) {
+  const Node& node = nodes_[static_cast<std::size_t>(n)];
+  if (node.bodies < kParallelBodies) {
+    for (int k = node.last_in_order; k >= node.first_in_order; --k) backSubstitutionAt(order_[static_cast<std::size_t>(k)]);
+    return;
+  }
+  backSubstitutionAt(n);
+  if (node.children[1] < 0)
+    backSubstitutionBelow(node.children[0]);
+  else
+    tbb::parallel_invoke([&] { backSubstitutionBelow(node.children[0]); },
+                         [&] { backSubstitutionBelow(node.children[1]); });
+}
+
+int DivideAndConquer::solve(const Model& model, const std::vector<BodyMotion>& motion, const VecX& F, Scalar t,
+                            const ConstraintScaling& scaling, const VecX& gamma_shift, VecX& A, VecX& lambda) {
+  pass_ = Pass{&model, &motion, &F, t, &scaling, &gamma_shift, &A, &lambda};
   A.resize(model.nv());
   lambda.setZero(model.nc());
-  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-    Node& node = nodes_[static_cast<std::size_t>(*it)];
-    if (node.f.size() != static_cast<Eigen::Index>(node.handles.size()) * d_) node.f.setZero(static_cast<Eigen::Index>(node.handles.size()) * d_);
-    if (node.children[0] >= 0) {
-      backSubstitute(node);
-      dependent += node.rows - node.W.rank();
-      Eigen::Index k = 0;
-      for (const int ci : node.connections) {
-        const Connection& c = connections_[static_cast<std::size_t>(ci)];
-        // M a = F + J^T lambda_dca = F - C^T lambda: lambda = -diag(row) lambda_dca
-        for (int r = 0; r < c.rows; ++r) lambda(c.row + r) = -scaling.row(c.row + r) * node.lambda(k + r);
-        k += c.rows;
-      }
-      continue;
-    }
-    const Body& body = model.bodies()[static_cast<std::size_t>(node.body)];
-    Eigen::Matrix<Scalar, 6, 1> force = Eigen::Matrix<Scalar, 6, 1>::Zero();
-    force.head(d_) = F.segment(node.body * d_, d_);
-    if (!node.handles.empty()) force.head(d_) += node.f;
-    A.segment(node.body * d_, d_).head<2>() = force.head<2>() / body.mass;
-    if (d_ == 3) {
-      A(node.body * 3 + 2) = body.inertia_inverse(2, 2) * force(2);
-    } else {
-      const Mat3& R = motion[static_cast<std::size_t>(node.body)].R;
-      A(node.body * 6 + 2) = force(2) / body.mass;
-      A.segment<3>(node.body * 6 + 3) = R * (body.inertia_inverse * (R.transpose() * force.segment<3>(3)));
-    }
+  const int root = order_.back();  // the ground node
+  if (arena_) {
+    // the same node kernels in the same order within each node: results identical to the last bit
+    arena_->execute([&] {
+      mainPassBelow(root);
+      backSubstitutionBelow(root);
+    });
+  } else {
+    for (const int n : order_) mainPassAt(n);
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) backSubstitutionAt(*it);
   }
+  int dependent = 0;
+  for (const Node& node : nodes_)
+    if (node.children[0] >= 0) dependent += node.rows - node.W.rank();
   return dependent;
 }
 

@@ -26,7 +26,11 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
     return std::move(out);
   };
   // (the divide-and-conquer algorithm works on the spanning tree: always in joint coordinates)
-  if (method == "dca") return inJointCoordinates(std::make_unique<DcaFormulation>(model));
+  if (choice.threads < 1) {
+    out.problem = "threads: expected at least 1, got " + std::to_string(choice.threads);
+    return out;
+  }
+  if (method == "dca") return inJointCoordinates(std::make_unique<DcaFormulation>(model, choice.threads));
   if (choice.coordinates == "relative") {
     if (method == "lagrange") return inJointCoordinates(std::make_unique<RelativeLagrangeFormulation>(model));
     out.problem = "--method " + method +

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -137,6 +138,31 @@ TEST(SimulateCommand, RelativeCoordinatesAddJointColumnsAndAgreeWithTheBodies) {
   EXPECT_EQ(refused.exit_code, 1) << refused.output;  // (a usage error)
   EXPECT_NE(refused.output.find("not available in relative coordinates"), std::string::npos) << refused.output;
   EXPECT_FALSE(fs::exists(dir / "no.csv"));
+}
+
+// `--threads` (issue 18): a ladder of 40 four-bar loops (81 bodies, written by
+// models/generators/ladder.py) simulated by dca on 1 and on 2 threads gives the same file, byte for
+// byte; a thread count below 1 is a usage error.
+TEST(SimulateCommand, DcaOnTwoThreadsWritesTheSameFileAsOnOne) {
+  const fs::path dir = scratchDirectory("threads");
+  const fs::path model = dir / "ladder_40.yaml";
+  const std::string generate = "/usr/bin/python3 " + std::string(LOOPDYN_MODELS_DIR) + "/generators/ladder.py 40 > " +
+                               model.string();
+  ASSERT_EQ(std::system(generate.c_str()), 0);
+  std::string files[2];
+  for (const int threads : {1, 2}) {
+    const fs::path out = dir / ("ladder_" + std::to_string(threads) + ".csv");
+    const test::CliRun r = test::runCli("simulate " + model.string() + " --method dca --t-end 0.05 --threads " +
+                                        std::to_string(threads) + " --out " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream in(out);
+    files[threads - 1].assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  EXPECT_GT(files[0].size(), 1000u);
+  EXPECT_TRUE(files[0] == files[1]) << "the CSV differs between 1 and 2 threads";
+  const test::CliRun bad = test::runCli("simulate " + model.string() + " --method dca --t-end 0.05 --threads 0 --out " +
+                                        (dir / "none.csv").string());
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
 }
 
 TEST(SimulateCommand, MarksExactlyTheNonUniqueReactionsOfTheRobot) {

@@ -30,9 +30,11 @@
 /// Cost: per node, products of size (handles x 6) x (rows assembled there): O(n) for chains and
 /// ladders whose nodes keep a bounded number of handles.
 
+#include <array>
+#include <memory>
 #include <vector>
 
-#include <array>
+#include <tbb/task_arena.h>
 
 #include "loopdyn/dynamics/joint_coordinate_formulation.hpp"
 #include "loopdyn/dynamics/pivoted_ldlt.hpp"
@@ -56,6 +58,16 @@ class DivideAndConquer {
   /// number of rows taken as dependent over all nodes. Not thread-safe: one object per thread.
   int solve(const Model& model, const std::vector<BodyMotion>& motion, const VecX& F, Scalar t,
             const ConstraintScaling& scaling, const VecX& gamma_shift, VecX& A, VecX& lambda);
+
+  /// Threads of the main pass and the back-substitution (issue 18): 1 (the default) runs them in
+  /// order, more shares subtrees of kParallelBodies bodies or more out to oneTBB tasks in an arena
+  /// of that many threads, children in parallel before their parent (main pass) and after it
+  /// (back-substitution). Every node runs the same kernel on the same numbers whichever thread
+  /// runs it, so the results are identical to the last bit for any thread count.
+  void setThreads(int threads);
+  int threads() const { return threads_; }
+  /// Subtrees with fewer bodies run on one thread: a task costs about a microsecond, a node a few.
+  static constexpr int kParallelBodies = 32;
 
  /// The assembly as built (read by the uniqueness analysis, dca_uniqueness.hpp).
   struct Connection {
@@ -90,6 +102,8 @@ class DivideAndConquer {
     PivotedLdlt W;
     VecX beta0, w0, lambda;   ///< beta_0, W^+ beta_0, the multipliers (scaled, DCA sign)
     VecX f;                   ///< the forces on the handles (back-substitution)
+    int first_in_order = 0, last_in_order = 0;  ///< its subtree: order_[first .. last], itself last
+    int bodies = 0;                              ///< in its subtree
   };
 
   const std::vector<Connection>& connections() const { return connections_; }
@@ -103,6 +117,27 @@ class DivideAndConquer {
   int blockSize() const { return d_; }
 
  private:
+  /// What one solve works on, for the node kernels.
+  struct Pass {
+    const Model* model = nullptr;
+    const std::vector<BodyMotion>* motion = nullptr;
+    const VecX* F = nullptr;
+    Scalar t = 0;
+    const ConstraintScaling* scaling = nullptr;
+    const VecX* gamma_shift = nullptr;
+    VecX* A = nullptr;
+    VecX* lambda = nullptr;
+  };
+
+  /// The rows and Gamma of the connections assembled at `node`.
+  void evaluateConnections(const Node& node);
+  /// Node kernels: the main pass at one node (a body's Phi and b, or the assembly of its children)
+  /// and the back-substitution at one node.
+  void mainPassAt(int n);
+  void backSubstitutionAt(int n);
+  /// The passes over n's subtree, shared out among the arena's threads.
+  void mainPassBelow(int n);
+  void backSubstitutionBelow(int n);
   void assemble(Node& node);
   void backSubstitute(Node& node);
 
@@ -110,6 +145,9 @@ class DivideAndConquer {
   std::vector<Connection> connections_;
   std::vector<Node> nodes_;  ///< the assembly tree's, then the ground connection (last)
   std::vector<int> order_;   ///< children before parents
+  Pass pass_;
+  int threads_ = 1;
+  std::unique_ptr<tbb::task_arena> arena_;  ///< with threads_ > 1
 };
 
 /// Forward dynamics by the DCA in relative coordinates (issue 16): the integrator carries the
@@ -119,7 +157,10 @@ class DivideAndConquer {
 /// non-unique ones: see DivideAndConquer).
 class DcaFormulation final : public JointCoordinateFormulation {
  public:
-  explicit DcaFormulation(const Model& model) : JointCoordinateFormulation(model), dca_(model) {}
+  /// threads: DivideAndConquer::setThreads (1: sequential).
+  explicit DcaFormulation(const Model& model, int threads = 1) : JointCoordinateFormulation(model), dca_(model) {
+    dca_.setThreads(threads);
+  }
   std::string_view name() const override { return "dca"; }
 
   /// One forward-dynamics call in O(n): at x (q, v, q_r, v_r consistent) the bodies' motions

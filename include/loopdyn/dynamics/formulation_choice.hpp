@@ -20,6 +20,9 @@ struct FormulationChoice {
   /// elimination: the equations to eliminate by name ("C.y", "W4"); empty: chosen by QR with
   /// column pivoting (and re-chosen where they turn dependent at a regular configuration).
   std::vector<std::string> eliminate;
+  /// dca: threads of its passes over the assembly tree (DivideAndConquer::setThreads); the other
+  /// formulations run on one.
+  int threads = 1;
 };
 
 struct BuiltFormulation {
