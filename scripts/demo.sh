@@ -22,11 +22,15 @@ echo "=== Spatial parallelogram with triple pendulum, ground-joint groups (paper
 mkdir -p output
 echo
 echo "=== Simulate: IFToMM double four-bar, 10 s through its singular configurations ==="
-"$loopdyn" simulate models/double_four_bar.yaml --t-end 10 --rtol 1e-10 --atol 1e-12 --out output/double_four_bar.csv
+"$loopdyn" simulate models/double_four_bar.yaml --t-end 10 --rtol 1e-10 --atol 1e-12 --out output/double_four_bar.csv \
+  --report output/double_four_bar.html
 echo
 echo "=== Simulate: mobile robot over its steering profile (right turn, straight, left turn) ==="
-"$loopdyn" simulate models/mobile_robot.yaml --t-end 8 --out output/mobile_robot.csv
+"$loopdyn" simulate models/mobile_robot.yaml --t-end 8 --out output/mobile_robot.csv --report output/mobile_robot.html
 echo
 echo "Simulation output (one CSV row per sample; columns explained in docs/simulation.md):"
 echo "  $(pwd)/output/double_four_bar.csv"
 echo "  $(pwd)/output/mobile_robot.csv"
+echo "Reports to open in a browser (the motion animated, energy, violations, reactions, uniqueness):"
+echo "  $(pwd)/output/double_four_bar.html"
+echo "  $(pwd)/output/mobile_robot.html"

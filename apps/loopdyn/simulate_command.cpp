@@ -7,7 +7,9 @@
 #include <memory>
 #include <thread>
 
+#include "analyze_report.hpp"
 #include "commands.hpp"
+#include "html_report.hpp"
 #include "number_checks.hpp"
 #include "exit_codes.hpp"
 #include "loopdyn/analysis/constraint_rank.hpp"
@@ -40,6 +42,7 @@ struct SimulateOptions {
   Scalar projection_tolerance = 0;
   std::string reactions = "all";
   bool json = false;
+  std::string report_path;  ///< --report: the HTML page (html_report.hpp)
 };
 
 Stabilization stabilizationFromName(const std::string& name) {
@@ -110,6 +113,18 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   run.non_unique_columns = columns.nonUniqueColumns();
   so.multipliers = columns.needsMultipliers();
 
+  // the report's libraries first: a missing setup fails before the simulation, not after it
+  WebLibraries web;
+  if (!options.report_path.empty()) {
+    try {
+      web = loadWebLibraries();
+    } catch (const io::OutputError& e) {
+      std::cerr << "loopdyn: error: --report: " << e.what() << '\n';
+      exit_code = kExitOutputError;
+      return;
+    }
+  }
+
   std::unique_ptr<io::CsvFile> csv;
   try {
     csv = std::make_unique<io::CsvFile>(options.out_path, columns.names());
@@ -121,10 +136,12 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
 
   // samples: the CSV row, and how close the motion comes to a singular configuration
   std::vector<double> row;
+  std::vector<std::vector<double>> kept_rows;  // --report
   try {
     run.result = simulate(model, *formulation, x0, so, [&](const Sample& sample, const DynamicsWorkspace& ws) {
       columns.fill(model, sample, ws, row);
       csv->writeRow(row);
+      if (!options.report_path.empty()) kept_rows.push_back(row);
     });
   } catch (const io::OutputError& e) {
     std::cerr << "loopdyn: error: " << e.what() << '\n';  // (the temporary file goes with csv)
@@ -164,7 +181,35 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
     std::cerr << options.model_path << ": error: simulation failed: " << run.result.failure
               << (kept.empty() ? "" : "; the samples up to there are in " + kept) << '\n';
   }
+  std::string report_written;
+  if (!options.report_path.empty()) {
+    // the page: a failed run's goes under the failed name, as its CSV
+    ReportInput report;
+    report.model = &model;
+    report.model_path = options.model_path;
+    report.columns = columns.names();
+    const std::size_t stride = kept_rows.size() / kReportRows + 1;
+    for (std::size_t r = 0; r < kept_rows.size(); ++r)
+      if (r % stride == 0 || r + 1 == kept_rows.size()) report.rows.push_back(std::move(kept_rows[r]));
+    for (const PairUniqueness& p : flags.pairs) report.pair_unique.push_back(p.reaction.unique());
+    report.simulation_json = simulationJson(run);
+    AnalysisSettings settings;
+    settings.uniqueness.methods = {UniquenessMethod::QR};
+    report.analysis_json = analysisJson(computeAnalysis(model, loaded->assembly, options.model_path, settings));
+    report.events = run.result.events;
+    report.failure = run.result.ok ? "" : run.result.failure;
+    const std::string path = run.result.ok ? options.report_path : io::failedPath(options.report_path);
+    try {
+      io::writeFileAtomically(path, htmlReport(report, web));
+    } catch (const io::OutputError& e) {
+      std::cerr << "loopdyn: error: --report: " << e.what() << '\n';
+      exit_code = kExitOutputError;
+      return;
+    }
+    report_written = path;
+  }
   std::cout << (options.json ? simulationJson(run) : simulationText(run));
+  if (!report_written.empty() && !options.json) std::cout << "report       " << report_written << '\n';
   exit_code = run.result.ok ? kExitOk : kExitNumericalFailure;
 }
 
@@ -184,6 +229,13 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "tree, in joint coordinates, paper 000)")
       ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection", "dca"}))
       ->capture_default_str();
+  cmd->add_option("--report", o->report_path,
+                  "Also write one self-contained HTML page (opens offline): the motion animated, the energy "
+                  "balance, constraint violation, coordinates and reactions over time (non-unique dashed), events, "
+                  "the uniqueness table")
+      ->check([](const std::string& path) {
+        return path.empty() ? std::string("--report needs a file name") : std::string();
+      });
   cmd->add_option("--threads", o->threads,
                   "dca: threads sharing out its passes over the assembly tree (subtrees of 32 bodies or more; the "
                   "results are the same to the last bit for any number). Default: all cores")

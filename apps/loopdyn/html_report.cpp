@@ -1,0 +1,198 @@
+#include "html_report.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "loopdyn/io/csv_file.hpp"
+#include "loopdyn/io/json_writer.hpp"
+#include "report_assets.hpp"  // kReportJs, kReportCss (generated from report/report.js, report.css)
+
+namespace loopdyn::cli {
+
+namespace {
+
+/// The whole file, or nothing when it cannot be read.
+bool readText(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return static_cast<bool>(in) || in.eof();
+}
+
+/// Text placed inside <script> or <style>: only "</script" or "</style" (any case) would end the
+/// element early; in JSON and in JavaScript strings "<\/" reads as "</".
+std::string inert(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t from = 0;
+  for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 2)) {
+    std::string tag = text.substr(at + 2, 6);
+    for (char& c : tag) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (tag.rfind("script", 0) != 0 && tag.rfind("style", 0) != 0) continue;
+    out.append(text, from, at + 1 - from);
+    out += '\\';
+    from = at + 1;
+  }
+  out.append(text, from, std::string::npos);
+  return out;
+}
+
+void writePoint(io::JsonWriter& w, const Vec3& p) {
+  w.beginArray();
+  for (int k = 0; k < 3; ++k) w.value(p(k));
+  w.endArray();
+}
+
+/// The mechanism's drawing: bodies with their markers (body frame), the pairs' points, ground's.
+void writeModel(io::JsonWriter& w, const Model& model, const std::vector<bool>& pair_unique) {
+  w.key("model").beginObject();
+  w.key("name").value(model.name());
+  w.key("dimension").value(model.dimension());
+  w.key("bodies").beginArray();
+  for (const Body& body : model.bodies()) {
+    w.beginObject();
+    w.key("name").value(body.name);
+    w.key("markers").beginArray();
+    for (const MarkerFrame& m : body.markers) writePoint(w, m.position);
+    w.endArray();
+    w.endObject();
+  }
+  w.endArray();
+  w.key("joints").beginArray();
+  std::vector<Vec3> ground;
+  for (std::size_t p = 0; p < model.pairs().size(); ++p) {
+    const Pair& pair = model.pairs()[p];
+    if (pair.type == "driver") continue;  // (drawn at its joint)
+    w.beginObject();
+    w.key("name").value(pair.name);
+    w.key("body").value(static_cast<int>(pair.first.body));
+    w.key("point");
+    writePoint(w, pair.first.position);
+    w.key("unique").value(p < pair_unique.size() ? static_cast<bool>(pair_unique[p]) : true);
+    w.endObject();
+    if (pair.first.body == kGround) ground.push_back(pair.first.position);
+  }
+  for (const Joint& joint : model.joints())
+    if (joint.second.body == kGround && joint.type != JointType::KnifeEdge) ground.push_back(joint.second.position);
+  w.endArray();
+  w.key("ground").beginArray();
+  for (const Vec3& p : ground) writePoint(w, p);
+  w.endArray();
+  w.endObject();
+}
+
+/// "t = 0.714 s: ..." -> 0.714; NaN when the text does not start so.
+double eventTime(const std::string& text) {
+  if (text.rfind("t = ", 0) != 0) return std::nan("");
+  char* end = nullptr;
+  const double t = std::strtod(text.c_str() + 4, &end);
+  return end == text.c_str() + 4 ? std::nan("") : t;
+}
+
+/// The samples column by column, in the shortest digits that keep 9 significant ones.
+std::string dataArrays(const ReportInput& in) {
+  std::string out = "[";
+  char buf[32];
+  for (std::size_t c = 0; c < in.columns.size(); ++c) {
+    out += c ? ",[" : "[";
+    for (std::size_t r = 0; r < in.rows.size(); ++r) {
+      const double x = c < in.rows[r].size() ? in.rows[r][c] : std::nan("");
+      if (r) out += ',';
+      if (std::isfinite(x)) {
+        std::snprintf(buf, sizeof buf, "%.9g", x);
+        out += buf;
+      } else {
+        out += "null";
+      }
+    }
+    out += ']';
+  }
+  return out + ']';
+}
+
+}  // namespace
+
+WebLibraries loadWebLibraries() {
+  std::vector<std::string> places;
+  if (const char* env = std::getenv("LOOPDYN_WEB_DIR"); env && *env) places.emplace_back(env);
+  places.emplace_back(LOOPDYN_WEB_INSTALL_DIR);
+  places.emplace_back(LOOPDYN_WEB_SOURCE_DIR);
+  for (const std::string& dir : places) {
+    WebLibraries libs;
+    if (readText(dir + "/three/build/three.cjs", libs.three) && readText(dir + "/uplot/dist/uPlot.iife.min.js", libs.uplot) &&
+        readText(dir + "/uplot/dist/uPlot.min.css", libs.uplot_css))
+      return libs;
+  }
+  std::string list;
+  for (const std::string& dir : places) list += (list.empty() ? "" : ", ") + dir;
+  throw io::OutputError("the report's libraries (three.js, uPlot) are not installed: looked in " + list +
+                        "; run scripts/setup.sh (it installs them with npm into third_party/web)");
+}
+
+std::string htmlReport(const ReportInput& in, const WebLibraries& libs) {
+  const Model& model = *in.model;
+  // the data: the model's drawing, the samples, the run's summary and analysis, the events
+  io::JsonWriter w(0);
+  w.beginObject();
+  writeModel(w, model, in.pair_unique);
+  w.key("gravity");
+  writePoint(w, model.gravity());
+  w.key("columns").array(in.columns);
+  w.key("events").beginArray();
+  for (const std::string& e : in.events) {
+    w.beginObject();
+    w.key("t").value(eventTime(e));
+    w.key("text").value(e);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("failure").value(in.failure);
+  w.endObject();
+  std::string data = w.str();
+  data.pop_back();  // the closing brace: the large members follow
+  data += ",\"data\":" + dataArrays(in) + ",\"summary\":" + in.simulation_json + ",\"analysis\":" + in.analysis_json + "}";
+
+  std::string html;
+  html += "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  html += "<title>loopdyn: " + model.name() + "</title>\n";
+  // errors from here on are collected for the page's self-test (report.js)
+  html += "<script>window.loopdynErrors = []; window.addEventListener('error', function (e) { "
+          "window.loopdynErrors.push(String(e.message)); }); (function () { var error = console.error; "
+          "console.error = function () { window.loopdynErrors.push(Array.prototype.join.call(arguments, ' ')); "
+          "error.apply(console, arguments); }; })();</script>\n";
+  html += "<style>\n" + inert(libs.uplot_css) + "\n" + inert(kReportCss) + "\n</style>\n</head>\n<body>\n";
+  html += "<h1>" + model.name() + "</h1>\n<div class=\"subtitle\">" + model.description() + " &mdash; " +
+          in.model_path + "</div>\n";
+  if (!in.failure.empty()) html += "<div class=\"failed\">The simulation FAILED: " + in.failure + "</div>\n";
+  html += R"(<div class="columns">
+<div>
+<div id="view"></div>
+<div class="controls"><button id="play">play</button>
+<input id="time" type="range" min="0" value="0" step="1"><span id="clock"></span>
+<label>speed <select id="speed"><option>0.25</option><option>0.5</option><option selected>1</option><option>2</option><option>4</option></select></label></div>
+<div class="legend"><span class="unique">&#9679; unique reaction</span><span class="nonunique">&#9679; non-unique reaction</span><span>(3D: drag to turn, wheel to zoom)</span></div>
+<h2>Run</h2><div id="summary"></div>
+<h2>Events</h2><div id="events"></div>
+<h2>Structure</h2><div id="structure"></div>
+<h2>Reaction uniqueness</h2><div id="uniqueness"></div>
+</div>
+<div id="plots"><div id="reactions"><label>reaction of <select id="pair"></select></label></div></div>
+</div>
+<pre id="loopdyn-selftest">pending</pre>
+)";
+  html += "<script type=\"application/json\" id=\"loopdyn-data\">" + inert(data) + "</script>\n";
+  // three.js's CommonJS build, given a module object: window.THREE
+  html += "<script>(function () { var module = { exports: {} }; var exports = module.exports;\n" + inert(libs.three) +
+          "\nwindow.THREE = module.exports; })();</script>\n";
+  html += "<script>\n" + inert(libs.uplot) + "\n</script>\n";
+  html += "<script>\n" + inert(kReportJs) + "\n</script>\n</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace loopdyn::cli
