@@ -30,11 +30,9 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
   loopdyn::cli::AnalysisSettings settings;
   settings.rank.generic_samples = samples;
   settings.rank.rank_threshold = threshold;
-  if (method != "all") {
-    const auto chosen = loopdyn::methodFromName(method);
-    if (!chosen) throw py::value_error("method: expected all, rank, qr, svd or nullspace, got '" + method + "'");
-    settings.uniqueness.methods = {*chosen};
-  }
+  settings.uniqueness.methods = loopdyn::cli::uniquenessMethods(m.model, method);
+  if (settings.uniqueness.methods.empty())
+    throw py::value_error("method: expected auto, all, rank, qr, svd or nullspace, got '" + method + "'");
   settings.uniqueness.rank_threshold = threshold;
   settings.uniqueness.uniqueness_threshold = uniqueness_threshold;
   settings.criterion = criterion;
@@ -120,7 +118,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
                                return names;
                              })
       .def("_analyze", &analyzeModel, py::arg("samples") = loopdyn::RankOptions{}.generic_samples,
-           py::arg("method") = "all", py::arg("threshold") = loopdyn::kRankThreshold,
+           py::arg("method") = "auto", py::arg("threshold") = loopdyn::kRankThreshold,
            py::arg("uniqueness_threshold") = loopdyn::kUniquenessThreshold, py::arg("criterion") = false,
            py::arg("motions") = false, py::arg("topology") = false, py::arg("coordinates") = "absolute",
            "The report of `loopdyn analyze --json` as Python objects.")

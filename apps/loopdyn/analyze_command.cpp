@@ -22,7 +22,7 @@ struct AnalyzeOptions {
   int samples = RankOptions{}.generic_samples;
   Scalar threshold = kRankThreshold;
   Scalar uniqueness_threshold = kUniquenessThreshold;
-  std::string method = "all";
+  std::string method = "auto";
   std::vector<std::string> groups;
   bool criterion = false;
   std::string sweep, sweep_csv;
@@ -49,11 +49,6 @@ std::string parseGroupOption(const std::string& text, GroupSpec& out) {
     start = comma + 1;
   }
   return {};
-}
-
-std::vector<UniquenessMethod> methodList(const std::string& name) {
-  if (name == "all") return UniquenessOptions{}.methods;
-  return {*methodFromName(name)};
 }
 
 void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
@@ -94,7 +89,7 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
 
   AnalysisSettings settings;
   UniquenessOptions& uniqueness_options = settings.uniqueness;
-  uniqueness_options.methods = methodList(options.method);
+  uniqueness_options.methods = uniquenessMethods(model, options.method);
   uniqueness_options.rank_threshold = options.threshold;
   uniqueness_options.uniqueness_threshold = options.uniqueness_threshold;
   bool groups_ok = true;
@@ -167,8 +162,11 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--uniqueness-threshold", options->uniqueness_threshold,
                   "Threshold on ||B_X||/||C_X|| below which a reaction counts as unique")
       ->check(finiteNumber(true));
-  cmd->add_option("--method", options->method, "Uniqueness test: rank, qr, svd, nullspace, or all (qr decides)")
-      ->check(CLI::IsMember({"all", "rank", "qr", "svd", "nullspace"}));
+  cmd->add_option("--method", options->method,
+                  "Uniqueness test: rank, qr, svd, nullspace, all (qr decides, the others check it), or auto: all "
+                  "up to 60 equations, qr alone above (the default)")
+      ->check(CLI::IsMember({"auto", "all", "rank", "qr", "svd", "nullspace"}))
+      ->capture_default_str();
   cmd->add_option("--coordinates", options->coordinates,
                   "Reaction uniqueness from the constraint matrix in absolute coordinates (paper 001), or inside the "
                   "divide-and-conquer algorithm in relative coordinates (paper 000: G at the ground connection, the "

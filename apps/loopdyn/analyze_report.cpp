@@ -130,6 +130,12 @@ void printStructure(std::ostringstream& os, const AnalysisResults& res) {
   }
   os << "dependent    " << joinNames(equationNames(model, r.dependent_equations))
      << "    (QR with column pivoting of C^T; threshold " << formatNumber(r.rank_threshold) << ")\n";
+}
+
+/// The QR pivot order behind the rank (details: printed after the answers).
+void printPivots(std::ostringstream& os, const AnalysisResults& res) {
+  const Model& model = *res.model;
+  const RankReport& r = res.rank;
   os << "\nQR pivot order: equation and scaled diagonal |R_kk|/|R_11|\n";
   std::vector<int> order = r.independent_equations;
   order.insert(order.end(), r.dependent_equations.begin(), r.dependent_equations.end());
@@ -151,8 +157,10 @@ void printUniqueness(std::ostringstream& os, const AnalysisResults& res) {
   for (const Pair& p : model.pairs()) name_width = std::max(name_width, static_cast<int>(p.name.size()));
   for (const GroupUniqueness& g : u.groups) name_width = std::max(name_width, static_cast<int>(g.group.name.size()));
 
-  os << "\nreaction uniqueness (direct-sum test, paper 001 sect. 3; methods " << joinNames(methods) << ", "
-     << methods.front() << " decides; thresholds: rank " << formatNumber(u.rank_threshold) << ", ||B||/||C_X|| "
+  os << "\nreaction uniqueness (direct-sum test, paper 001 sect. 3; "
+     << (methods.size() == 1 ? "method " + methods.front() + " alone (--method all: four tests)"
+                             : "methods " + joinNames(methods) + ", " + methods.front() + " decides")
+     << "; thresholds: rank " << formatNumber(u.rank_threshold) << ", ||B||/||C_X|| "
      << formatNumber(u.uniqueness_threshold) << ")\n";
   os << row("  %-*s %-12s %4s  %-11s %-26s %6s  %s\n", name_width, "pair", "type", "rows", "reaction", "multipliers",
             "margin", "methods");
@@ -206,6 +214,13 @@ void writeComponents(io::JsonWriter& w, int dimension, const std::vector<Compone
 }
 
 }  // namespace
+
+std::vector<UniquenessMethod> uniquenessMethods(const Model& model, const std::string& name) {
+  if (name == "all" || (name == "auto" && model.nc() <= kAllMethodsEquations)) return UniquenessOptions{}.methods;
+  if (name == "auto") return {UniquenessMethod::QR};
+  if (const auto one = methodFromName(name)) return {*one};
+  return {};
+}
 
 AnalysisResults computeAnalysis(const Model& model, const AssemblyResult& assembly, const std::string& path,
                                 const AnalysisSettings& settings) {
@@ -336,6 +351,7 @@ std::string analysisText(const AnalysisResults& res) {
     printUniqueness(os, res);
   for (const std::string& w : res.warnings) os << "\nwarning: " << w;
   if (!res.warnings.empty()) os << '\n';
+  printPivots(os, res);
   if (res.criterion) printCriterion(os, res);
   if (res.motions) printMotions(os, res);
   if (res.topology) os << topologyText(*res.model);

@@ -49,6 +49,15 @@ struct AnalysisSettings {
   bool relative = false;           ///< --coordinates relative
 };
 
+/// Up to this many equations (rows of C) `--method auto` runs all four uniqueness tests; above it
+/// only qr (each test factorises C again: the Stewart platform's 78 rows took 3.8 s with all four,
+/// 0.19 s with qr).
+inline constexpr int kAllMethodsEquations = 60;
+
+/// The tests `--method NAME` names: all, rank, qr, svd, nullspace, or auto (see
+/// kAllMethodsEquations). An empty list for an unknown name.
+std::vector<UniquenessMethod> uniquenessMethods(const Model& model, const std::string& name);
+
 /// Everything `loopdyn analyze` reports, at the assembled state, with the warnings; the same for
 /// the command line and the Python module (python/).
 AnalysisResults computeAnalysis(const Model& model, const AssemblyResult& assembly, const std::string& path,

@@ -20,6 +20,8 @@
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
 #include "model_loading.hpp"
+#include "progress_line.hpp"
+#include "report_format.hpp"
 #include "simulate_report.hpp"
 
 namespace loopdyn::cli {
@@ -137,12 +139,17 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   // samples: the CSV row, and how close the motion comes to a singular configuration
   std::vector<double> row;
   std::vector<std::vector<double>> kept_rows;  // --report
+  ProgressLine progress(x0.t, so.t_end, stderrIsTerminal());
+  progress.header("loopdyn simulate: " + model.name() + " (" + options.model_path + "), " + run.formulation + ", " +
+                  options.integrator + ", t = " + formatNumber(x0.t) + " .. " + formatNumber(so.t_end) + " s");
   try {
     run.result = simulate(model, *formulation, x0, so, [&](const Sample& sample, const DynamicsWorkspace& ws) {
       columns.fill(model, sample, ws, row);
       csv->writeRow(row);
       if (!options.report_path.empty()) kept_rows.push_back(row);
+      progress.update(sample.x.t);
     });
+    progress.finish();
   } catch (const io::OutputError& e) {
     std::cerr << "loopdyn: error: " << e.what() << '\n';  // (the temporary file goes with csv)
     exit_code = kExitOutputError;

@@ -35,7 +35,7 @@ def _arrays(value):
     return value
 
 
-def _analyze(self, samples: int = 8, method: str = "all", threshold: float = 1e-9, uniqueness_threshold: float = 1e-8,
+def _analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e-9, uniqueness_threshold: float = 1e-8,
              criterion: bool = False, motions: bool = False, topology: bool = False, coordinates: str = "absolute",
              arrays: bool = True):
     """The report of `loopdyn analyze --json` (docs/analysis.md) as Python objects: the same keys and

@@ -28,7 +28,7 @@ class Model:
     def bodies(self) -> List[str]: ...
     @property
     def pairs(self) -> List[str]: ...
-    def analyze(self, samples: int = 8, method: str = "all", threshold: float = 1e-9,
+    def analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e-9,
                 uniqueness_threshold: float = 1e-8, criterion: bool = False, motions: bool = False,
                 topology: bool = False, coordinates: str = "absolute", arrays: bool = True) -> Dict[str, Any]:
         """The report of `loopdyn analyze --json` as Python objects (docs/analysis.md), numeric

@@ -134,6 +134,23 @@ TEST(AnalyzeCommand, RelativeCoordinatesReportTheDcaRouteWithItsSteps) {
   EXPECT_NE(inner.output.find("null space"), std::string::npos) << inner.output;
 }
 
+// The answer first, the details after (issue 19); on a large model the default runs the QR test
+// alone, on a small one all four.
+TEST(AnalyzeCommand, AnswerComesBeforeThePivotDetailsAndLargeModelsRunOneTest) {
+  const CliRun large = run("analyze --samples 0 " + test::modelPath("stewart_platform"));
+  ASSERT_EQ(large.exit_code, 0) << large.output;
+  const std::size_t answer = large.output.find("reaction uniqueness"), details = large.output.find("QR pivot order");
+  ASSERT_NE(answer, std::string::npos) << large.output;
+  ASSERT_NE(details, std::string::npos) << large.output;
+  EXPECT_LT(answer, details);
+  EXPECT_NE(large.output.find("method qr alone"), std::string::npos) << large.output;
+  const CliRun all = run("analyze --samples 0 --method all --json " + test::modelPath("stewart_platform"));
+  ASSERT_EQ(all.exit_code, 0);
+  EXPECT_EQ(YAML::Load(all.output)["uniqueness"]["methods"].size(), 4u);
+  const CliRun small = run("analyze --samples 0 " + test::modelPath("double_four_bar"));
+  EXPECT_NE(small.output.find("methods qr, rank, svd, nullspace, qr decides"), std::string::npos) << small.output;
+}
+
 TEST(AnalyzeCommand, OneMethodOnRequestAndSingularWarning) {
   const CliRun r = run("analyze --json --method svd " + test::modelPath("double_four_bar_singular"));
   ASSERT_EQ(r.exit_code, 0) << r.output;

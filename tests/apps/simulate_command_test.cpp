@@ -165,6 +165,27 @@ TEST(SimulateCommand, DcaOnTwoThreadsWritesTheSameFileAsOnOne) {
   EXPECT_EQ(bad.exit_code, 1) << bad.output;
 }
 
+// A person at a terminal sees a header and a progress line on stderr (issue 19); a pipe or a log
+// sees neither. (util-linux's `script` gives the command a terminal.)
+TEST(SimulateCommand, ShowsProgressOnlyOnATerminal) {
+  const fs::path dir = scratchDirectory("progress");
+  const std::string args = "simulate " + test::modelPath("double_four_bar") + " --t-end 2 --out " + (dir / "a.csv").string();
+  const test::CliRun piped = test::runCli(args);
+  ASSERT_EQ(piped.exit_code, 0) << piped.output;
+  EXPECT_EQ(piped.output.find(" left "), std::string::npos) << piped.output;
+  const std::string command = "script -qec '" + std::string(LOOPDYN_CLI_PATH) + " " + args + "' /dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string terminal;
+  char buffer[4096];
+  while (fgets(buffer, sizeof buffer, pipe) != nullptr) terminal += buffer;
+  ASSERT_EQ(pclose(pipe), 0) << terminal;
+  EXPECT_NE(terminal.find("loopdyn simulate: double_four_bar (" + test::modelPath("double_four_bar") + "), lagrange"),
+            std::string::npos) << terminal;
+  EXPECT_NE(terminal.find(" of 2 s ["), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find(" left "), std::string::npos) << terminal;
+}
+
 TEST(SimulateCommand, MarksExactlyTheNonUniqueReactionsOfTheRobot) {
   // paper 001: A, D..H, steer, W5 unique; B, C, W1..W4 not (B's and C's x force is unique at
   // straight steering only: analyzeReactionUniquenessNear)
