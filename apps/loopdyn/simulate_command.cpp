@@ -45,6 +45,7 @@ struct SimulateOptions {
   std::string reactions = "all";
   bool json = false;
   std::string report_path;  ///< --report: the HTML page (html_report.hpp)
+  std::vector<std::string> points;  ///< --point NAME=BODY.MARKER
 };
 
 Stabilization stabilizationFromName(const std::string& name) {
@@ -110,6 +111,15 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   column_options.joint_reactions = options.reactions == "all" || options.reactions == "joint";
   column_options.generalized_velocities = formulation->generalizedVelocityCount(model);
   column_options.joint_coordinates = relative;
+  for (const std::string& text : options.points) {
+    TrackedPoint point;
+    if (const std::string problem = resolvePoint(model, text, point); !problem.empty()) {
+      std::cerr << "loopdyn: error: --point '" << text << "': " << problem << '\n';
+      exit_code = kExitUsage;
+      return;
+    }
+    column_options.points.push_back(point);
+  }
   const SampleColumns columns(model, flags, column_options);
   run.columns = static_cast<int>(columns.names().size());
   run.non_unique_columns = columns.nonUniqueColumns();
@@ -236,6 +246,9 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "tree, in joint coordinates, paper 000)")
       ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection", "dca"}))
       ->capture_default_str();
+  cmd->add_option("--point", o->points,
+                  "Also write a body-fixed point's world position and velocity, NAME.x NAME.y (NAME.z) NAME.vx ...: "
+                  "NAME=BODY.MARKER (repeatable), e.g. tip=crank1.top");
   cmd->add_option("--report", o->report_path,
                   "Also write one self-contained HTML page (opens offline): the motion animated, the energy "
                   "balance, constraint violation, coordinates and reactions over time (non-unique dashed), events, "

@@ -1,8 +1,10 @@
 #include "loopdyn/sim/sample_columns.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "loopdyn/common/check.hpp"
+#include "loopdyn/common/spelling.hpp"
 #include "loopdyn/kinematics/coordinates.hpp"
 #include "loopdyn/kinematics/pair_wrench.hpp"
 
@@ -32,6 +34,9 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
   for (const char* c : {"energy.kinetic", "energy.potential", "energy.work", "energy.balance", "violation.position",
                         "violation.velocity"})
     names_.push_back(c);
+  for (const TrackedPoint& p : options.points)
+    for (const char* c : {"x", "y", "z", "vx", "vy", "vz"})
+      if (model.dimension() == 3 || (c[0] != 'z' && c[1] != 'z')) names_.push_back(p.name + "." + c);
   for (int i = 1; i <= options.generalized_velocities; ++i) names_.push_back("u." + std::to_string(i));
   if (options.joint_coordinates)
     for (const char kind : {'q', 'v'})
@@ -71,6 +76,26 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
   }
 }
 
+std::string resolvePoint(const Model& model, const std::string& text, TrackedPoint& out) {
+  const std::size_t eq = text.find('='), dot = text.find('.', eq == std::string::npos ? 0 : eq);
+  if (eq == std::string::npos || eq == 0 || dot == std::string::npos || dot == eq + 1 || dot + 1 == text.size())
+    return "expected NAME=BODY.MARKER (e.g. tip=crank1.top)";
+  out.name = text.substr(0, eq);
+  const std::string body = text.substr(eq + 1, dot - eq - 1), marker = text.substr(dot + 1);
+  std::vector<std::string> bodies;
+  for (const Body& b : model.bodies()) bodies.push_back(b.name);
+  const auto b = std::find(bodies.begin(), bodies.end(), body);
+  if (b == bodies.end())
+    return "no moving body '" + body + "'" + (body == "ground" ? std::string(" (ground does not move)") : didYouMean(body, bodies));
+  out.body = static_cast<BodyIndex>(b - bodies.begin());
+  const Body& found = model.bodies()[static_cast<std::size_t>(out.body)];
+  const auto m = std::find(found.marker_names.begin(), found.marker_names.end(), marker);
+  if (m == found.marker_names.end())
+    return "body '" + body + "' has no marker '" + marker + "'" + didYouMean(marker, found.marker_names);
+  out.position = found.markers[static_cast<std::size_t>(m - found.marker_names.begin())].position;
+  return {};
+}
+
 void SampleColumns::fill(const Model& model, const Sample& sample, const DynamicsWorkspace& ws,
                          std::vector<double>& row) const {
   row.resize(names_.size());
@@ -86,6 +111,14 @@ void SampleColumns::fill(const Model& model, const Sample& sample, const Dynamic
   row[k++] = sample.kinetic + sample.potential - sample.work;
   row[k++] = sample.position_violation;
   row[k++] = sample.velocity_violation;
+  const int d = model.dimension();
+  for (const TrackedPoint& p : options_.points) {
+    const BodyMotion m = bodyMotion(model, sample.x.q, sample.x.v, p.body);
+    const Vec3 arm = m.R * p.position;
+    const Vec3 position = m.r + arm, velocity = m.v + m.w.cross(arm);
+    for (int i = 0; i < d; ++i) row[k++] = position(i);
+    for (int i = 0; i < d; ++i) row[k++] = velocity(i);
+  }
   LOOPDYN_CHECK(sample.generalized_velocities.size() >= options_.generalized_velocities,
                 "the sample has fewer generalized velocities than the columns");
   for (int i = 0; i < options_.generalized_velocities; ++i) row[k++] = sample.generalized_velocities(i);

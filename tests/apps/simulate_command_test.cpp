@@ -186,6 +186,38 @@ TEST(SimulateCommand, ShowsProgressOnlyOnATerminal) {
   EXPECT_NE(terminal.find(" left "), std::string::npos) << terminal;
 }
 
+// --point (issue 19): a marker's world position and velocity, equal to what the body's own columns
+// give (r + R s, v + w x R s) to rounding; the IFToMM crank tip starts at (0, 1) moving at 1 m/s.
+// An unknown marker is a usage error naming the nearest one.
+TEST(SimulateCommand, PointColumnsFollowTheirBody) {
+  const fs::path dir = scratchDirectory("points");
+  const fs::path out = dir / "points.csv";
+  const test::CliRun r = test::runCli("simulate " + test::modelPath("double_four_bar") +
+                                      " --t-end 1 --point B0=crank1.top --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Csv csv = readCsv(out);
+  ASSERT_GT(csv.rows.size(), 50u);
+  const int x = column(csv, "B0.x"), vx = column(csv, "B0.vx");
+  EXPECT_EQ(csv.header[static_cast<std::size_t>(x) + 1], "B0.y");
+  EXPECT_EQ(csv.header[static_cast<std::size_t>(vx) + 1], "B0.vy");
+  EXPECT_NEAR(csv.rows[0][static_cast<std::size_t>(x)], 0, 1e-12);
+  EXPECT_NEAR(csv.rows[0][static_cast<std::size_t>(x) + 1], 1, 1e-12);
+  EXPECT_NEAR(csv.rows[0][static_cast<std::size_t>(vx)], 1, 1e-9);
+  const int bx = column(csv, "crank1.x"), bphi = column(csv, "crank1.phi"), bw = column(csv, "crank1.w");
+  for (const std::vector<double>& row : csv.rows) {
+    const double phi = row[static_cast<std::size_t>(bphi)], w = row[static_cast<std::size_t>(bw)];
+    const double ax = 0.5 * std::cos(phi), ay = 0.5 * std::sin(phi);  // the marker (0.5, 0) turned
+    EXPECT_NEAR(row[static_cast<std::size_t>(x)], row[static_cast<std::size_t>(bx)] + ax, 1e-12);
+    EXPECT_NEAR(row[static_cast<std::size_t>(x) + 1], row[static_cast<std::size_t>(bx) + 1] + ay, 1e-12);
+    EXPECT_NEAR(row[static_cast<std::size_t>(vx)], row[static_cast<std::size_t>(bx) + 3] - w * ay, 1e-12);
+    EXPECT_NEAR(row[static_cast<std::size_t>(vx) + 1], row[static_cast<std::size_t>(bx) + 4] + w * ax, 1e-12);
+  }
+  const test::CliRun bad = test::runCli("simulate " + test::modelPath("double_four_bar") +
+                                        " --t-end 1 --point B0=crank1.tip --out " + out.string());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.output.find("body 'crank1' has no marker 'tip' (did you mean 'top'?)"), std::string::npos) << bad.output;
+}
+
 TEST(SimulateCommand, MarksExactlyTheNonUniqueReactionsOfTheRobot) {
   // paper 001: A, D..H, steer, W5 unique; B, C, W1..W4 not (B's and C's x force is unique at
   // straight steering only: analyzeReactionUniquenessNear)

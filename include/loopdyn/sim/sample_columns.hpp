@@ -6,6 +6,7 @@
 ///   BODY.x .y .z .qw .qx .qy .qz  .vx .vy .vz .wx .wy .wz   (spatial body; w in world axes)
 ///   energy.kinetic  energy.potential  energy.work  energy.balance
 ///   violation.position  violation.velocity
+///   POINT.x .y (.z)  .vx .vy (.vz)   a point fixed on a body (ColumnOptions::points), world frame
 ///   u.1 ... u.k                the formulation's generalized velocities, if it has any:
 ///                              partitioning the independent velocities v_I of the current set
 ///                              (paper 003), projection the coordinates of v in the tangent
@@ -34,11 +35,23 @@
 
 namespace loopdyn {
 
+/// A body-fixed point whose world position and velocity are columns (`simulate --point`).
+struct TrackedPoint {
+  std::string name;
+  BodyIndex body = 0;
+  Vec3 position = Vec3::Zero();  ///< in the body frame
+};
+
+/// Resolves "NAME=BODY.MARKER" (a marker of a moving body) to a tracked point; returns what is
+/// wrong (with the nearest known name), empty on success.
+std::string resolvePoint(const Model& model, const std::string& text, TrackedPoint& out);
+
 struct ColumnOptions {
   bool world_reactions = true;  ///< PAIR@BODY.Fx ...
   bool joint_reactions = true;  ///< PAIR@BODY.joint.Fx ...
   int generalized_velocities = 0;  ///< u.1 ... u.k (Formulation::generalizedVelocityCount)
   bool joint_coordinates = false;  ///< JOINT.q1 ..., JOINT.v1 ... (relative-coordinate runs)
+  std::vector<TrackedPoint> points;  ///< POINT.x ... POINT.vx ...
 };
 
 class SampleColumns {
