@@ -75,6 +75,7 @@ py::dict simulateModel(const PyModel& m, double t_end, const std::string& method
   out["failure"] = run.result.failure;
   out["formulation"] = run.formulation;
   out["columns"] = columns;
+  out["non_unique"] = run.non_unique;
   out["events"] = run.result.events;
   out["warnings"] = run.result.warnings;
   out["passages"] = passages;

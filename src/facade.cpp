@@ -64,6 +64,7 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
   const SampleColumns columns(model, flags, column_options);
   options.multipliers = columns.needsMultipliers();
   out.columns = columns.names();
+  out.non_unique = columns.nonUniqueNames();
 
   std::vector<std::vector<double>> rows;
   std::vector<double> row;

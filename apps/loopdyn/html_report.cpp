@@ -144,6 +144,7 @@ std::string htmlReport(const ReportInput& in, const WebLibraries& libs) {
   w.key("gravity");
   writePoint(w, model.gravity());
   w.key("columns").array(in.columns);
+  w.key("non_unique").array(in.non_unique);
   w.key("events").beginArray();
   for (const std::string& e : in.events) {
     w.beginObject();

@@ -20,6 +20,7 @@ struct ReportInput {
   const Model* model = nullptr;
   std::string model_path;
   std::vector<std::string> columns;        ///< the CSV's column names
+  std::vector<std::string> non_unique;     ///< the non-unique ones (SampleColumns::nonUniqueNames)
   std::vector<std::vector<double>> rows;   ///< the samples, row by row (thinned to kReportRows)
   std::vector<bool> pair_unique;           ///< per Model::pairs(): its reaction is unique
   std::string simulation_json;             ///< simulationJson of the run

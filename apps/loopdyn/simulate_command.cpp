@@ -2,6 +2,7 @@
 // reactions over time marked unique or not, written as one CSV row per sample.
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -46,6 +47,7 @@ struct SimulateOptions {
   bool json = false;
   std::string report_path;  ///< --report: the HTML page (html_report.hpp)
   std::vector<std::string> points;  ///< --point NAME=BODY.MARKER
+  bool mark_non_unique = false;     ///< --mark-non-unique
 };
 
 Stabilization stabilizationFromName(const std::string& name) {
@@ -111,6 +113,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   column_options.joint_reactions = options.reactions == "all" || options.reactions == "joint";
   column_options.generalized_velocities = formulation->generalizedVelocityCount(model);
   column_options.joint_coordinates = relative;
+  column_options.mark_non_unique = options.mark_non_unique;
   for (const std::string& text : options.points) {
     TrackedPoint point;
     if (const std::string problem = resolvePoint(model, text, point); !problem.empty()) {
@@ -123,6 +126,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   const SampleColumns columns(model, flags, column_options);
   run.columns = static_cast<int>(columns.names().size());
   run.non_unique_columns = columns.nonUniqueColumns();
+  run.non_unique = columns.nonUniqueNames();
   so.multipliers = columns.needsMultipliers();
 
   // the report's libraries first: a missing setup fails before the simulation, not after it
@@ -179,9 +183,13 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
     run.eliminated = equationNames(model, partitioning->eliminatedEquations());
   }
   collectWarnings(run);
+  // the sidecar (column names and the non-unique ones) beside the CSV, under the same name's stem
+  const std::string sidecar = columnsSidecar(columns.names(), columns.nonUniqueNames());
   if (run.result.ok) {
     try {
       csv->commit();
+      if (std::filesystem::is_regular_file(csv->path()))  // (not beside /dev/stdout or a pipe)
+        io::writeFileAtomically(columnsSidecarPath(csv->path()), sidecar);
     } catch (const io::OutputError& e) {
       std::cerr << "loopdyn: error: " << e.what() << '\n';
       exit_code = kExitOutputError;
@@ -192,6 +200,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
     std::string kept;
     try {
       kept = csv->commitFailed();
+      io::writeFileAtomically(columnsSidecarPath(kept), sidecar);
     } catch (const io::OutputError& e) {
       std::cerr << "loopdyn: error: " << e.what() << '\n';
     }
@@ -205,6 +214,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
     report.model = &model;
     report.model_path = options.model_path;
     report.columns = columns.names();
+    report.non_unique = columns.nonUniqueNames();
     const std::size_t stride = kept_rows.size() / kReportRows + 1;
     for (std::size_t r = 0; r < kept_rows.size(); ++r)
       if (r % stride == 0 || r + 1 == kept_rows.size()) report.rows.push_back(std::move(kept_rows[r]));
@@ -246,6 +256,9 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "tree, in joint coordinates, paper 000)")
       ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection", "dca"}))
       ->capture_default_str();
+  cmd->add_flag("--mark-non-unique", o->mark_non_unique,
+                  "Append * to the names of the non-unique reaction columns in the CSV header (as before; by default "
+                  "the names are stable and the non-unique ones are listed in OUT.columns.json)");
   cmd->add_option("--point", o->points,
                   "Also write a body-fixed point's world position and velocity, NAME.x NAME.y (NAME.z) NAME.vx ...: "
                   "NAME=BODY.MARKER (repeatable), e.g. tip=crank1.top");

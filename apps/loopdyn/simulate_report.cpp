@@ -30,6 +30,21 @@ Scalar relativeDrift(const SimulationResult& r) {
 
 }  // namespace
 
+std::string columnsSidecarPath(const std::string& csv_path) {
+  const std::string suffix = ".csv";
+  const bool csv = csv_path.size() > suffix.size() && csv_path.compare(csv_path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return (csv ? csv_path.substr(0, csv_path.size() - suffix.size()) : csv_path) + ".columns.json";
+}
+
+std::string columnsSidecar(const std::vector<std::string>& columns, const std::vector<std::string>& non_unique) {
+  io::JsonWriter w;
+  w.beginObject();
+  w.key("columns").array(columns);
+  w.key("non_unique").array(non_unique);
+  w.endObject();
+  return w.str() + '\n';
+}
+
 void collectWarnings(SimulationRun& run) {
   const SimulationResult& result = run.result;
   if (!result.passages.empty()) {
@@ -37,12 +52,13 @@ void collectWarnings(SimulationRun& run) {
     run.warnings.push_back("the motion passes " + std::to_string(result.passages.size()) +
                            " singular configuration(s), the first at t = " + number(first.t) + " s (rank " +
                            std::to_string(first.rank_regular) + " -> " + std::to_string(first.rank) +
-                           "): there the * marks (found on the regular motion) do not hold, and reactions are "
+                           "): there the non-unique marks (found on the regular motion) do not hold, and reactions are "
                            "ill-determined next to them");
   }
   if (run.non_unique_columns > 0)
     run.warnings.push_back(std::to_string(run.non_unique_columns) +
-                           " reaction columns are marked * (not unique): their values are " +
+                           " reaction columns are not unique (listed in " + columnsSidecarPath(run.out_path) +
+                           "): their values are " +
                            (run.eliminated.empty() ? "the least-norm multipliers' choice"
                                                           : "the choice made by eliminating " + joined(run.eliminated)) +
                            ", not determined by the rigid model");
@@ -98,7 +114,7 @@ std::string simulationText(const SimulationRun& run) {
      << number(run.model->characteristicLength()) << " m\n";
   if (r.ok) {
     os << "  output          " << run.out_path << ": " << r.samples << " rows x " << run.columns << " columns, "
-       << run.non_unique_columns << " marked * (non-unique)\n";
+       << run.non_unique_columns << " non-unique (" << columnsSidecarPath(run.out_path) << ")\n";
   } else {
     os << "  FAILED          " << r.failure << "\n  output          " << io::failedPath(run.out_path) << " (the "
        << r.samples << " samples up to the failure; nothing under " << run.out_path << ")\n";
@@ -137,6 +153,7 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("samples").value(static_cast<int>(r.samples));
   w.key("columns").value(run.columns);
   w.key("non_unique_columns").value(run.non_unique_columns);
+  w.key("non_unique").array(run.non_unique);
   w.key("statistics").beginObject();
   w.key("steps").value(static_cast<double>(r.statistics.steps));
   w.key("rejected_steps").value(static_cast<double>(r.statistics.rejected_steps));

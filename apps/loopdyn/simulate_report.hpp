@@ -26,8 +26,15 @@ struct SimulationRun {
   SimulationOptions options;
   SimulationResult result;
   int columns = 0, non_unique_columns = 0;
+  std::vector<std::string> non_unique;  ///< the non-unique columns' names
   std::vector<std::string> warnings;
 };
+
+/// The CSV's sidecar, "out.columns.json" for "out.csv" ("out.columns.json" for "out"): every
+/// column's name and the non-unique ones (issue 19: stable names; `--mark-non-unique` puts the `*`
+/// back into the CSV header).
+std::string columnsSidecarPath(const std::string& csv_path);
+std::string columnsSidecar(const std::vector<std::string>& columns, const std::vector<std::string>& non_unique);
 
 /// Fills run.warnings from the result.
 void collectWarnings(SimulationRun& run);

@@ -55,7 +55,8 @@ struct SimulationRequest {
 
 /// A simulation's samples and outcome.
 struct Trajectory {
-  std::vector<std::string> columns;  ///< the CSV's column names (sim/sample_columns.hpp), `*`: non-unique
+  std::vector<std::string> columns;  ///< the CSV's column names (sim/sample_columns.hpp)
+  std::vector<std::string> non_unique;  ///< the columns whose values the model does not determine
   MatX values;                        ///< one row per sample, one column per name
   SimulationResult result;            ///< ok, or failure (when, why), events, checks, statistics
   std::string formulation;            ///< the formulation that ran

@@ -53,7 +53,7 @@ Model.analyze = _analyze
 @dataclass
 class Simulation:
     """The outcome of loopdyn.simulate: one numpy array per output column (the names of the CSV
-    `loopdyn simulate` writes; a trailing `*` marks a reaction the model does not determine), the
+    `loopdyn simulate` writes; `non_unique` lists the reactions the model does not determine), the
     events and singular passages, and the run's checks. A failed run (ok False, failure saying
     when and why) keeps its samples up to the failure."""
 
@@ -61,6 +61,7 @@ class Simulation:
     failure: str
     formulation: str
     columns: Dict[str, np.ndarray]
+    non_unique: List[str] = field(default_factory=list)
     events: List[str] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
     passages: List[float] = field(default_factory=list)

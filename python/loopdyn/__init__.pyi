@@ -42,6 +42,7 @@ class Simulation:
     failure: str
     formulation: str
     columns: Dict[str, np.ndarray]
+    non_unique: List[str]
     events: List[str]
     warnings: List[str]
     passages: List[float]

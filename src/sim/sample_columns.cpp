@@ -60,8 +60,9 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
         for (std::size_t k = 0; k < components.size(); ++k) {
           const bool non_unique = status[k] == ComponentStatus::NonUnique;
           non_unique_ += non_unique ? 1 : 0;
-          names_.push_back(prefix + (joint ? "joint." : "") + std::string(wrenchComponentName(components[k])) +
-                           (non_unique ? "*" : ""));
+          names_.push_back(prefix + (joint ? "joint." : "") + std::string(wrenchComponentName(components[k])));
+          if (non_unique) non_unique_names_.push_back(names_.back());
+          if (non_unique && options.mark_non_unique) names_.back() += '*';
         }
       }
     }
@@ -72,7 +73,9 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
     driver_rows_.push_back(pair.row);
     const bool non_unique = !flags.pairs[p].reaction.unique();
     non_unique_ += non_unique ? 1 : 0;
-    names_.push_back(pair.name + ".effort" + (non_unique ? "*" : ""));
+    names_.push_back(pair.name + ".effort");
+    if (non_unique) non_unique_names_.push_back(names_.back());
+    if (non_unique && options.mark_non_unique) names_.back() += '*';
   }
 }
 

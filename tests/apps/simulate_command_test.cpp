@@ -94,8 +94,8 @@ TEST(SimulateCommand, WritesOneRowPerSampleWithTheDocumentedColumns) {
     const int g = column(csv, std::string("O1@ground.") + c), b = column(csv, std::string("O1@crank1.") + c);
     for (const std::vector<double>& row : csv.rows) EXPECT_NEAR(row[g], -row[b], 1e-9 * (1 + std::abs(row[b])));
   }
-  // nothing else left in the directory (no temporary file)
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
+  // nothing else left in the directory (no temporary file): the CSV and its sidecar dfb.columns.json
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 2);
 }
 
 // Relative coordinates: the same body columns, plus one column per joint coordinate and velocity
@@ -226,14 +226,33 @@ TEST(SimulateCommand, MarksExactlyTheNonUniqueReactionsOfTheRobot) {
   const test::CliRun r = test::runCli("simulate " + test::modelPath("mobile_robot") + " --t-end 0.2 --reactions world --out " +
                                       out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  // stable names in the CSV; the non-unique ones listed in the sidecar robot.columns.json
   const Csv csv = readCsv(out);
-  std::set<std::string> starred_pairs;
-  for (const std::string& name : csv.header)
-    if (name.back() == '*') starred_pairs.insert(name.substr(0, name.find('@')));
-  EXPECT_EQ(starred_pairs, (std::set<std::string>{"B", "C", "W1", "W2", "W3", "W4"}));
+  for (const std::string& name : csv.header) EXPECT_NE(name.back(), '*') << name;
+  const YAML::Node sidecar = YAML::LoadFile((dir / "robot.columns.json").string());
+  ASSERT_EQ(sidecar["columns"].size(), csv.header.size());
+  std::set<std::string> non_unique_pairs;
+  for (const YAML::Node& name : sidecar["non_unique"]) {
+    const std::string text = name.as<std::string>();
+    column(csv, text);  // (a column of the CSV)
+    non_unique_pairs.insert(text.substr(0, text.find('@')));
+  }
+  EXPECT_EQ(non_unique_pairs, (std::set<std::string>{"B", "C", "W1", "W2", "W3", "W4"}));
   for (const char* name : {"A@platform.Fx", "D@knuckle1.Fy", "H@slider.Mz", "W5@trolley.Fy", "steer.effort"})
     column(csv, name);
-  EXPECT_NE(r.output.find("marked * (not unique)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("reaction columns are not unique (listed in " + (dir / "robot.columns.json").string()),
+            std::string::npos) << r.output;
+
+  // --mark-non-unique: the names of before, with a trailing *
+  const test::CliRun marked = test::runCli("simulate " + test::modelPath("mobile_robot") +
+                                           " --t-end 0.2 --reactions world --mark-non-unique --out " + out.string());
+  ASSERT_EQ(marked.exit_code, 0) << marked.output;
+  std::set<std::string> starred;
+  for (const std::string& name : readCsv(out).header)
+    if (name.back() == '*') starred.insert(name.substr(0, name.size() - 1));
+  std::set<std::string> listed;
+  for (const YAML::Node& name : sidecar["non_unique"]) listed.insert(name.as<std::string>());
+  EXPECT_EQ(starred, listed);
 }
 
 TEST(SimulateCommand, JsonSummaryHasStatisticsFinalStateAndWarnings) {
@@ -401,7 +420,8 @@ TEST(SimulateCommand, ModelsWithoutJointsAreAnalysedAndSimulated) {
     EXPECT_EQ(simulated.exit_code, 0) << name << ": " << simulated.output;
     EXPECT_TRUE(fs::exists(out)) << name;
   }
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 4);
+  // (each CSV with its sidecar NAME.columns.json)
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 8);
 }
 
 }  // namespace

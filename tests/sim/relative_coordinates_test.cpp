@@ -37,7 +37,9 @@ struct Table {
 };
 
 Table run(const Model& model, Formulation& formulation, const State& x0, Scalar t_end, const UniquenessReport& flags) {
-  const SampleColumns columns(model, flags);
+  ColumnOptions marked;  // (non-unique columns named with a trailing *: kindOf reads them)
+  marked.mark_non_unique = true;
+  const SampleColumns columns(model, flags, marked);
   Table out;
   out.names = columns.names();
   out.result = simulate(model, formulation, x0, test::accurateOptions(t_end, kRtol, kSampleInterval),

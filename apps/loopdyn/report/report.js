@@ -12,6 +12,9 @@
   const M = D.model;
   const column = (name) => D.columns.indexOf(name);
   const T = D.data[0];
+  // non-unique columns: listed (stable names), or marked * (--mark-non-unique)
+  const nonUnique = new Set(D.non_unique);
+  const isNonUnique = (name) => nonUnique.has(name) || name.endsWith('*');
   const samples = T.length;
   const colours = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#17becf'];
 
@@ -208,9 +211,9 @@
     box.className = 'plot';
     document.getElementById('plots').appendChild(box);
     const series = [{ label: 't, s' }].concat(present.map((n, k) => ({
-      label: n.endsWith('*') ? n.slice(0, -1) + ' (non-unique)' : n,
+      label: isNonUnique(n) ? n.replace(/\*$/, '') + ' (non-unique)' : n,
       stroke: colours[k % colours.length],
-      dash: n.endsWith('*') ? [6, 4] : undefined,
+      dash: isNonUnique(n) ? [6, 4] : undefined,
       width: 1.5,
     })));
     const data = [T].concat(present.map((n) => D.data[column(n)]));

@@ -21,7 +21,8 @@
 ///
 /// energy.balance = T + V - W, constant in the exact solution (sim/simulation.hpp).
 /// A reaction column whose value the model does not determine (analysis/reaction_uniqueness.hpp)
-/// carries a trailing `*`: its values are the formulation's choice (least-norm multipliers for
+/// is listed in nonUniqueNames() (and, with ColumnOptions::mark_non_unique, carries a trailing
+/// `*` in its name, as before issue 19 made the names stable): its values are the formulation's choice (least-norm multipliers for
 /// lagrange and projection, zero eliminated multipliers for elimination and partitioning), not
 /// physics. `loopdyn simulate` marks what is non-unique at t = 0 or near it on the motion
 /// (analyzeReactionUniquenessNear): a component that is unique only at the initial configuration
@@ -52,6 +53,7 @@ struct ColumnOptions {
   int generalized_velocities = 0;  ///< u.1 ... u.k (Formulation::generalizedVelocityCount)
   bool joint_coordinates = false;  ///< JOINT.q1 ..., JOINT.v1 ... (relative-coordinate runs)
   std::vector<TrackedPoint> points;  ///< POINT.x ... POINT.vx ...
+  bool mark_non_unique = false;      ///< append `*` to the non-unique columns' names
 };
 
 class SampleColumns {
@@ -62,6 +64,8 @@ class SampleColumns {
   const std::vector<std::string>& names() const { return names_; }
   /// Reaction columns marked non-unique.
   int nonUniqueColumns() const { return non_unique_; }
+  /// Their names (without a `*`), in column order.
+  const std::vector<std::string>& nonUniqueNames() const { return non_unique_names_; }
   /// Whether any column is a multiplier (a reaction or a driver force): samples need them.
   bool needsMultipliers() const { return !sides_.empty() || !driver_rows_.empty(); }
 
@@ -75,7 +79,7 @@ class SampleColumns {
     int pair = 0;
     BodyIndex body = kGround;
   };
-  std::vector<std::string> names_;
+  std::vector<std::string> names_, non_unique_names_;
   std::vector<ReactionSide> sides_;
   std::vector<int> driver_rows_;
   ColumnOptions options_;
