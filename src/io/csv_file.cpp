@@ -59,8 +59,15 @@ void releasePending(int slot) {
 }
 
 extern "C" void onTerminatingSignal(int signal_number) {
-  for (PendingOutput& p : pending)
-    if (p.used) std::rename(p.temporary.data(), p.failed.data());
+  for (PendingOutput& p : pending) {
+    if (!p.used) continue;
+    std::rename(p.temporary.data(), p.failed.data());
+    // says where (write(2) is async-signal-safe; the text was ready beforehand)
+    static constexpr char kSaid[] = "\nloopdyn: interrupted; the samples so far are in ";
+    (void)!::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
+    (void)!::write(STDERR_FILENO, p.failed.data(), std::strlen(p.failed.data()));
+    (void)!::write(STDERR_FILENO, "\n", 1);
+  }
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
 }
@@ -83,7 +90,7 @@ CsvFile::CsvFile(std::string path, const std::vector<std::string>& header)
   direct_ = temporary_ == path_;
   out_.open(temporary_, std::ios::out | std::ios::trunc);
   if (!out_) fail(path_, direct_ ? "write" : "create a file beside");
-  if (!direct_) slot_ = registerPending(temporary_, failedPath(path_));
+  if (!direct_) slot_ = registerPending(temporary_, partialPath(path_));
   for (std::size_t k = 0; k < header.size(); ++k) out_ << (k == 0 ? "" : ",") << header[k];
   out_ << '\n';
 }
@@ -133,13 +140,22 @@ std::string CsvFile::commitFailed() {
   return failed;
 }
 
-std::string failedPath(const std::string& path) {
+namespace {
+
+/// "out.WORD.csv" for "out.csv" ("out.WORD" for "out").
+std::string markedPath(const std::string& path, const char* word) {
   const std::size_t slash = path.find_last_of('/');
   const std::size_t dot = path.find_last_of('.');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1)
-    return path + ".failed";
-  return path.substr(0, dot) + ".failed" + path.substr(dot);
+    return path + "." + word;
+  return path.substr(0, dot) + "." + word + path.substr(dot);
 }
+
+}  // namespace
+
+std::string failedPath(const std::string& path) { return markedPath(path, "failed"); }
+
+std::string partialPath(const std::string& path) { return markedPath(path, "partial"); }
 
 void writeFileAtomically(const std::string& path, const std::string& text) {
   const std::string temporary = temporaryName(path);

@@ -70,6 +70,9 @@ struct Case {
   const char* reaction_pair;  ///< the reaction plot shown first
 };
 
+// (gtest prints the parameter in test names and failures: the model's name)
+void PrintTo(const Case& c, std::ostream* os) { *os << c.model; }
+
 class HtmlReport : public ::testing::TestWithParam<Case> {};
 
 TEST_P(HtmlReport, OpensInChromiumDrawsTheMotionAndPlotsEverySample) {

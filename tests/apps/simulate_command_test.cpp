@@ -440,14 +440,21 @@ TEST(SimulateCommand, AFullDiskIsAnOutputError) {
   EXPECT_TRUE(fs::is_character_file("/dev/full"));
 }
 
-// Interrupted, a run keeps what reached the disk under OUT.failed.csv and leaves no temporary
-// file (issue 22, defect 5).
-TEST(SimulateCommand, AnInterruptedRunKeepsItsRowsUnderAFailedName) {
+// Interrupted (Ctrl-C), a run keeps what reached the disk under OUT.partial.csv and leaves no
+// temporary file (issue 22, defect 5; issue 19 named it partial).
+TEST(SimulateCommand, AnInterruptedRunKeepsItsRowsUnderAPartialName) {
   const fs::path dir = scratchDirectory("interrupted");
   const std::string command = std::string(LOOPDYN_CLI_PATH) + " simulate " + test::modelPath("spatial_parallelogram") +
-                              " --t-end 100 --out " + (dir / "p.csv").string() + " > /dev/null 2>&1 & sleep 2; kill -INT $!; wait";
+                              " --t-end 100 --out " + (dir / "p.csv").string() + " > /dev/null 2> " +
+                              (dir / "said").string() + " & sleep 2; kill -INT $!; wait";
   (void)std::system(command.c_str());  // (the shell reports the interrupted run's status)
-  EXPECT_TRUE(fs::exists(dir / "p.failed.csv"));
+  EXPECT_TRUE(fs::exists(dir / "p.partial.csv"));
+  std::ifstream said(dir / "said");
+  std::stringstream text;
+  text << said.rdbuf();
+  EXPECT_NE(text.str().find("loopdyn: interrupted; the samples so far are in " + (dir / "p.partial.csv").string()),
+            std::string::npos) << text.str();
+  fs::remove(dir / "said");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
 }
 

@@ -49,13 +49,15 @@ class CsvFile {
 };
 
 /// Interrupted (SIGINT, SIGTERM, SIGHUP), the process renames every open CsvFile's temporary file to
-/// failedPath of its target (what had reached the disk) before it ends as the signal asks: nothing
+/// partialPath of its target (what had reached the disk) before it ends as the signal asks: nothing
 /// is left under a temporary name, and nothing half-written under the requested one. Call once,
 /// from main.
 void keepPartialOutputsOnSignal();
 
 /// "out.failed.csv" for "out.csv" ("out.failed" for "out"): where a failed run's rows are kept.
 std::string failedPath(const std::string& path);
+/// "out.partial.csv" for "out.csv": where an interrupted run's rows are kept (Ctrl-C).
+std::string partialPath(const std::string& path);
 
 /// Writes `text` to `path` atomically (temporary file + rename). Throws OutputError on failure.
 void writeFileAtomically(const std::string& path, const std::string& text);
