@@ -1,6 +1,7 @@
 #include "analyze_report.hpp"
 
 #include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "assembly_changes.hpp"
 #include "relative_uniqueness_report.hpp"
 #include "report_format.hpp"
 #include "topology_report.hpp"
@@ -40,55 +41,6 @@ std::string componentHeader(int dimension) {
   return out;
 }
 
-/// A body that assembly moved away from the pose written in the model file.
-struct BodyMove {
-  BodyIndex body = 0;
-  Scalar distance = 0;  ///< of its centre, m
-  Scalar turn = 0;      ///< rad (2D: signed, whole turns included)
-  Vec3 position;        ///< where it is now
-};
-
-/// The bodies assembly moved by more than 1e-9 of the model's size (or 1e-9 rad).
-std::vector<BodyMove> assemblyMoves(const Model& model, const State& assembled) {
-  std::vector<BodyMove> out;
-  const VecX& written = model.initialPositions();
-  for (BodyIndex b = 0; b < model.nb(); ++b) {
-    const BodyMotion from = bodyMotion(model, written, VecX(), b), to = bodyMotion(model, assembled.q, VecX(), b);
-    BodyMove move{b, (to.r - from.r).norm(), 0, to.r};
-    move.turn = model.dimension() == 2 ? to.phi - from.phi
-                                       : Eigen::AngleAxis<Scalar>(from.R.transpose() * to.R).angle();
-    if (move.distance > 1e-9 * model.characteristicLength() || std::abs(move.turn) > 1e-9) out.push_back(move);
-  }
-  return out;
-}
-
-/// The bodies whose prescribed velocities assembly had to change: (body, given, used).
-struct VelocityChange {
-  BodyIndex body = 0;
-  VecX given, used;
-};
-
-std::vector<VelocityChange> velocityChanges(const Model& model, const State& assembled) {
-  std::vector<VelocityChange> out;
-  const int k = model.vPerBody();
-  for (BodyIndex b = 0; b < model.nb(); ++b) {
-    const VecX given = model.initialVelocities().segment(b * k, k), used = assembled.v.segment(b * k, k);
-    bool prescribed = false, changed = false;
-    for (int i = 0; i < k; ++i) {
-      const auto c = static_cast<std::size_t>(b * k + i);
-      prescribed = prescribed || model.prescribedVelocities()[c];
-      changed = changed || (model.prescribedVelocities()[c] && std::abs(used(i) - given(i)) > 1e-9 * (1 + std::abs(given(i))));
-    }
-    if (prescribed && changed) out.push_back({b, given, used});
-  }
-  return out;
-}
-
-std::string vectorText(const VecX& v) {
-  std::string out = "(";
-  for (Eigen::Index i = 0; i < v.size(); ++i) out += (i ? ", " : "") + formatNumber(v(i));
-  return out + ")";
-}
 
 void printStructure(std::ostringstream& os, const AnalysisResults& res) {
   const Model& model = *res.model;
@@ -101,13 +53,7 @@ void printStructure(std::ostringstream& os, const AnalysisResults& res) {
   os << "assembly     converged in " << res.assembly->iterations << " Newton iterations, relative residual "
      << formatNumber(res.assembly->position_residual) << '\n';
   // what assembly changed of what the file says: a user must see it before trusting the rest
-  for (const BodyMove& m : assemblyMoves(model, res.assembly->state))
-    os << "             moved " << model.bodyName(m.body) << " by " << formatNumber(m.distance) << " m and "
-       << formatNumber(m.turn) << " rad from the file's pose, to " << vectorText(m.position.head(model.dimension()))
-       << '\n';
-  for (const VelocityChange& c : velocityChanges(model, res.assembly->state))
-    os << "             velocity of " << model.bodyName(c.body) << ": given " << vectorText(c.given) << ", used "
-       << vectorText(c.used) << " (the constraints allow no other)\n";
+  for (const std::string& line : assemblyChangeLines(model, res.assembly->state)) os << "             " << line << '\n';
   os << "rank         C: " << r.rank << "    Phi_q: " << r.rank_holonomic << " of " << r.m;
   if (r.h > 0) os << "    Psi: " << r.rank_nonholonomic << " of " << r.h;
   os << "\n";

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "analyze_report.hpp"
+#include "assembly_changes.hpp"
 #include "commands.hpp"
 #include "html_report.hpp"
 #include "number_checks.hpp"
@@ -66,6 +67,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   run.model_path = options.model_path;
   run.out_path = options.out_path;
   run.model = &model;
+  run.assembly_changes = assemblyChangeLines(model, x0);
   FormulationChoice choice;
   choice.method = options.method;
   choice.coordinates = options.coordinates;

@@ -70,6 +70,7 @@ std::string simulationText(const SimulationRun& run) {
   const SimulationOptions& o = run.options;
   std::ostringstream os;
   os << "loopdyn simulate: " << run.model->name() << " (" << run.model_path << ")\n";
+  for (const std::string& line : run.assembly_changes) os << "  assembly        " << line << '\n';
   os << "  formulation     " << run.formulation;
   if (run.formulation == "lagrange") {
     os << " (least-norm multipliers)";
@@ -152,6 +153,7 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("sample_interval").value(o.sample_interval);
   w.key("samples").value(static_cast<int>(r.samples));
   w.key("columns").value(run.columns);
+  w.key("assembly_changes").array(run.assembly_changes);
   w.key("non_unique_columns").value(run.non_unique_columns);
   w.key("non_unique").array(run.non_unique);
   w.key("statistics").beginObject();

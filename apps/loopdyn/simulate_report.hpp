@@ -13,6 +13,7 @@ namespace loopdyn::cli {
 struct SimulationRun {
   std::string model_path, out_path;
   const Model* model = nullptr;
+  std::vector<std::string> assembly_changes;  ///< assemblyChangeLines of the initial state
   std::string formulation;
   std::string coordinates = "absolute";  ///< or relative (joint coordinates)
   bool continuation = true;  ///< projection

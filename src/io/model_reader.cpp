@@ -301,8 +301,9 @@ void readInertia(Reader& r, const YAML::Node& node, int dimension, Mat3& out, co
 
 void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
   if (dimension == 2) {
-    if (!r.checkMap(node, {"name", "mass", "inertia", "position", "angle", "velocity", "markers"}, "body")) return;
-  } else if (!r.checkMap(node, {"name", "mass", "inertia", "position", "orientation", "velocity", "markers"},
+    if (!r.checkMap(node, {"name", "mass", "inertia", "position", "angle", "velocity", "markers", "hold"}, "body"))
+      return;
+  } else if (!r.checkMap(node, {"name", "mass", "inertia", "position", "orientation", "velocity", "markers", "hold"},
                          "body")) {
     return;
   }
@@ -333,6 +334,7 @@ void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
       }
     }
   }
+  if (bool hold = false; has(node, "hold") && r.flag(at(node, "hold"), hold, what + " hold")) out.hold = hold;
   readMarkers(r, at(node, "markers"), dimension, out.markers, what);
 }
 

@@ -57,7 +57,10 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
   while (residual > tolerance && out.iterations < options.max_iterations) {
     ++out.iterations;
     // Newton step in scaled coordinates: minimum-norm least squares, robust to dependent rows
-    const MatX Cs = s.row.head(m).asDiagonal() * ws.C.topRows(m) * s.col.asDiagonal();
+    MatX Cs = s.row.head(m).asDiagonal() * ws.C.topRows(m) * s.col.asDiagonal();
+    // held bodies (`hold: true`) take no part in the step: their columns are removed
+    for (BodyIndex b = 0; b < model.nb(); ++b)
+      if (model.heldBodies()[static_cast<std::size_t>(b)]) Cs.middleCols(b * model.vPerBody(), model.vPerBody()).setZero();
     cod.compute(Cs);
     const VecX step = s.col.cwiseProduct(cod.solve(-s.row.head(m).cwiseProduct(ws.Phi)));
     // backtracking: accept the first fraction of the step that lowers the residual

@@ -406,9 +406,11 @@ Model compile(const ModelSpec& spec) {
   model.initial_q_ = VecX::Zero(model.nq());
   model.initial_v_ = VecX::Zero(model.nv());
   model.prescribed_v_.assign(static_cast<std::size_t>(model.nv()), false);
+  model.held_.assign(static_cast<std::size_t>(nb), false);
   for (int b = 0; b < nb; ++b) {
     const BodySpec& bs = spec.bodies[static_cast<std::size_t>(b)];
     const int qo = b * model.qPerBody(), vo = b * model.vPerBody();
+    model.held_[static_cast<std::size_t>(b)] = bs.hold;
     auto prescribe = [&](int offset, int count) {
       for (int k = 0; k < count; ++k) model.prescribed_v_[static_cast<std::size_t>(vo + offset + k)] = true;
     };

@@ -218,6 +218,19 @@ TEST(SimulateCommand, PointColumnsFollowTheirBody) {
   EXPECT_NE(bad.output.find("body 'crank1' has no marker 'tip' (did you mean 'top'?)"), std::string::npos) << bad.output;
 }
 
+// What assembly changed of the file is in the run's summary too (issue 19), text and JSON.
+TEST(SimulateCommand, SaysWhatAssemblyChangedOfTheFile) {
+  const fs::path dir = scratchDirectory("assembly");
+  const std::string args = "simulate " + test::modelPath("four_bar_planar") + " --t-end 0.1 --out " + (dir / "f.csv").string();
+  const test::CliRun text = test::runCli(args);
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("  assembly        moved crank by 0.00175 m and -0.00351 rad from the file's pose"),
+            std::string::npos) << text.output;
+  const test::CliRun json = test::runCli(args + " --json", false);
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_EQ(YAML::Load(json.output)["assembly_changes"].size(), 3u) << json.output;
+}
+
 TEST(SimulateCommand, MarksExactlyTheNonUniqueReactionsOfTheRobot) {
   // paper 001: A, D..H, steer, W5 unique; B, C, W1..W4 not (B's and C's x force is unique at
   // straight steering only: analyzeReactionUniquenessNear)

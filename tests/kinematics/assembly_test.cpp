@@ -29,6 +29,45 @@ TEST(Assembly, ClosesLoopsFromApproximatePoses) {
   EXPECT_LT((ws.C * result.state.v + ws.b).norm(), 1e-12);
 }
 
+// `hold: true` (issue 19): the held body stays exactly where the file puts it, the others close
+// the loop around it. The four-bar's crank is held: assembly then moves only coupler and rocker
+// (without hold it moves the crank by 1.75 mm).
+TEST(Assembly, HeldBodiesStayWhereTheFilePutsThem) {
+  ModelSpec spec = io::readModelFile(test::modelPath("four_bar_planar"));
+  for (BodySpec& body : spec.bodies) body.hold = body.name == "crank";
+  const Model model = compile(spec);
+  KinematicsWorkspace ws(model);
+  const State guess = initialState(model);
+  const AssemblyResult result = assemble(model, ws, guess);
+  ASSERT_TRUE(result.converged) << result.message;
+  evaluateConstraints(model, ws, result.state);
+  EXPECT_LT(ws.Phi.norm(), kAssembled * 10);
+  const BodyIndex crank = model.bodyIndex("crank"), coupler = model.bodyIndex("coupler");
+  EXPECT_EQ(result.state.q.segment<3>(3 * crank), guess.q.segment<3>(3 * crank));
+  EXPECT_GT((result.state.q.segment<3>(3 * coupler) - guess.q.segment<3>(3 * coupler)).norm(), 1e-3);
+
+  // a model file says it with `hold: true`, and a held body that cannot stay is an assembly failure
+  const std::string text = R"(dimension: 2
+ground:
+  markers: [{name: O, position: [0, 0]}]
+bodies:
+  - name: bar
+    mass: 1
+    inertia: 0.1
+    position: [0.7, 0.2]
+    hold: true
+    markers: [{name: O, position: [-0.5, 0]}]
+joints:
+  - {name: O, type: revolute, between: [ground.O, bar.O]}
+)";
+  const Model stuck = compile(io::parseModel(text, "held.yaml"));
+  EXPECT_TRUE(stuck.heldBodies()[0]);
+  KinematicsWorkspace ws2(stuck);
+  const AssemblyResult failed = assemble(stuck, ws2, initialState(stuck));
+  EXPECT_FALSE(failed.converged);
+  EXPECT_NE(failed.message.find("assembly failed"), std::string::npos) << failed.message;
+}
+
 TEST(Assembly, RedundantConstraintsDoNotBreakNewton) {
   // four parallel revolutes in 3D: rank deficiency 3 (the minimum-norm step ignores it)
   const Model model = test::loadModel("four_bar_spatial");

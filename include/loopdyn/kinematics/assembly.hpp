@@ -3,7 +3,8 @@
 ///
 /// Positions: Newton iteration on Phi(q, t) = 0 with the minimum-norm least-squares step
 /// dq = -C_s^+ Phi_s (complete orthogonal decomposition of the scaled holonomic Jacobian), so that
-/// redundant (dependent) equations do not break it. Velocities: C v + b = 0 including the
+/// redundant (dependent) equations do not break it. Bodies marked `hold: true`
+/// (Model::heldBodies) are not moved: their columns are left out of every step. Velocities: C v + b = 0 including the
 /// Pfaffian rows; the velocity coordinates the model prescribes are kept and the others found
 /// with the least (scaled) norm; if the prescription itself violates the constraints, the
 /// smallest change to all velocities is made and reported.

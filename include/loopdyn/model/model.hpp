@@ -142,6 +142,8 @@ class Model {
   const VecX& initialVelocities() const { return initial_v_; }
   /// Which velocity coordinates the model prescribes (size nv).
   const std::vector<bool>& prescribedVelocities() const { return prescribed_v_; }
+  /// Which bodies assembly keeps where the file puts them (`hold: true`; size nb).
+  const std::vector<bool>& heldBodies() const { return held_; }
 
  private:
   friend Model compile(const ModelSpec& spec);
@@ -160,6 +162,7 @@ class Model {
   Topology topology_;
   VecX initial_q_, initial_v_;
   std::vector<bool> prescribed_v_;
+  std::vector<bool> held_;
 };
 
 /// Resolves a group's names against the model. On success fills `out` and returns nothing; else

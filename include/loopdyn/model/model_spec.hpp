@@ -37,6 +37,8 @@ struct BodySpec {
   SourceLocation where;
   /// 2D: the angle of `orientation` as written, whole turns included (0 when built from a matrix)
   Scalar angle = 0;
+  /// Kept where the file puts it while the model is assembled (`hold: true`)
+  bool hold = false;
 };
 
 /// "body.marker" as written in a joint, driver or force.
