@@ -49,7 +49,14 @@ struct SimulateOptions {
   std::string report_path;  ///< --report: the HTML page (html_report.hpp)
   std::vector<std::string> points;  ///< --point NAME=BODY.MARKER
   bool mark_non_unique = false;     ///< --mark-non-unique
+  std::vector<std::string> columns = {"default"};  ///< --columns: column groups
 };
+
+/// The column groups of `--columns`, and those written when it is not given.
+const std::vector<std::string> kColumnGroups = {"bodies", "energy", "violation", "coordinates", "joints",
+                                                 "points", "reactions", "efforts"};
+const std::vector<std::string> kDefaultColumnGroups = {"bodies", "energy", "violation", "coordinates",
+                                                        "points", "reactions", "efforts"};
 
 Stabilization stabilizationFromName(const std::string& name) {
   if (name == "baumgarte") return Stabilization::Baumgarte;
@@ -124,6 +131,31 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
       return;
     }
     column_options.points.push_back(point);
+  }
+  {
+    // --columns: the groups asked for ("default" and "all" stand for their lists)
+    std::vector<std::string> groups;
+    for (const std::string& g : options.columns) {
+      const std::vector<std::string>& expanded =
+          g == "default" ? kDefaultColumnGroups : g == "all" ? kColumnGroups : std::vector<std::string>{g};
+      groups.insert(groups.end(), expanded.begin(), expanded.end());
+    }
+    const auto wanted = [&](const char* g) { return std::find(groups.begin(), groups.end(), g) != groups.end(); };
+    column_options.bodies = wanted("bodies");
+    column_options.energy = wanted("energy");
+    column_options.violation = wanted("violation");
+    column_options.efforts = wanted("efforts");
+    column_options.all_joints = wanted("joints");
+    if (!wanted("coordinates")) column_options.generalized_velocities = 0;
+    // (every joint's coordinates include the tree joints' that a relative run integrates)
+    column_options.joint_coordinates = relative && wanted("coordinates") && !wanted("joints");
+    if (!wanted("reactions")) column_options.world_reactions = column_options.joint_reactions = false;
+    if (!wanted("points")) column_options.points.clear();
+    if (!options.report_path.empty() && !column_options.bodies) {
+      std::cerr << "loopdyn: error: --report draws the bodies: keep the bodies columns in --columns\n";
+      exit_code = kExitUsage;
+      return;
+    }
   }
   const SampleColumns columns(model, flags, column_options);
   run.columns = static_cast<int>(columns.names().size());
@@ -258,6 +290,14 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "tree, in joint coordinates, paper 000)")
       ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection", "dca"}))
       ->capture_default_str();
+  cmd->add_option("--columns", o->columns,
+                  "Column groups to write, comma-separated: bodies, energy, violation, coordinates (u.* and a relative "
+                  "run's joint coordinates), joints (every joint's coordinates and velocities: angles, "
+                  "displacements), points (--point), reactions (--reactions chooses the axes), efforts; default: "
+                  "all but joints; all: every group")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"default", "all", "bodies", "energy", "violation", "coordinates", "joints", "points",
+                             "reactions", "efforts"}));
   cmd->add_flag("--mark-non-unique", o->mark_non_unique,
                   "Append * to the names of the non-unique reaction columns in the CSV header (as before; by default "
                   "the names are stable and the non-unique ones are listed in OUT.columns.json)");

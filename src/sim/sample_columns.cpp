@@ -24,16 +24,18 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
     : options_(options) {
   LOOPDYN_CHECK(flags.pairs.size() == model.pairs().size(), "uniqueness report does not belong to this model");
   names_.push_back("t");
-  for (const Body& body : model.bodies()) {
-    if (model.dimension() == 2) {
-      for (std::string_view c : kPlanarState) names_.push_back(body.name + "." + std::string(c));
-    } else {
-      for (std::string_view c : kSpatialState) names_.push_back(body.name + "." + std::string(c));
+  if (options.bodies)
+    for (const Body& body : model.bodies()) {
+      if (model.dimension() == 2) {
+        for (std::string_view c : kPlanarState) names_.push_back(body.name + "." + std::string(c));
+      } else {
+        for (std::string_view c : kSpatialState) names_.push_back(body.name + "." + std::string(c));
+      }
     }
-  }
-  for (const char* c : {"energy.kinetic", "energy.potential", "energy.work", "energy.balance", "violation.position",
-                        "violation.velocity"})
-    names_.push_back(c);
+  if (options.energy)
+    for (const char* c : {"energy.kinetic", "energy.potential", "energy.work", "energy.balance"}) names_.push_back(c);
+  if (options.violation)
+    for (const char* c : {"violation.position", "violation.velocity"}) names_.push_back(c);
   for (const TrackedPoint& p : options.points)
     for (const char* c : {"x", "y", "z", "vx", "vy", "vz"})
       if (model.dimension() == 3 || (c[0] != 'z' && c[1] != 'z')) names_.push_back(p.name + "." + c);
@@ -43,6 +45,22 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
       for (std::string& name : jointCoordinateNames(model, kind)) names_.push_back(std::move(name));
   joint_q_ = options.joint_coordinates ? model.topology().nq : 0;
   joint_v_ = options.joint_coordinates ? model.topology().nv : 0;
+  if (options.all_joints) {
+    for (std::size_t j = 0; j < model.joints().size(); ++j) {
+      const JointType type = model.joints()[j].type;
+      if (type == JointType::Distance || type == JointType::KnifeEdge || type == JointType::Fixed) continue;
+      joints_.push_back(static_cast<int>(j));
+      joint_models_.emplace_back(type, model.dimension());
+      joint_q_last_.emplace_back();
+    }
+    for (const char kind : {'q', 'v'})
+      for (std::size_t k = 0; k < joints_.size(); ++k) {
+        const int count = kind == 'q' ? joint_models_[k].nq() : joint_models_[k].nv();
+        for (int i = 1; i <= count; ++i)
+          names_.push_back(model.joints()[static_cast<std::size_t>(joints_[k])].name + "." + kind + std::to_string(i));
+      }
+    for (const JointModel& jm : joint_models_) all_joint_q_ += jm.nq(), all_joint_v_ += jm.nv();
+  }
 
   const std::span<const int> components = wrenchComponents(model.dimension());
   for (std::size_t p = 0; p < model.pairs().size(); ++p) {
@@ -67,7 +85,7 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
       }
     }
   }
-  for (std::size_t p = 0; p < model.pairs().size(); ++p) {
+  for (std::size_t p = 0; p < model.pairs().size() && options.efforts; ++p) {
     const Pair& pair = model.pairs()[p];
     if (!isDriver(pair)) continue;
     driver_rows_.push_back(pair.row);
@@ -104,16 +122,20 @@ void SampleColumns::fill(const Model& model, const Sample& sample, const Dynamic
   row.resize(names_.size());
   std::size_t k = 0;
   row[k++] = sample.x.t;
-  for (int b = 0; b < model.nb(); ++b) {
+  for (int b = 0; b < model.nb() && options_.bodies; ++b) {
     for (int i = 0; i < model.qPerBody(); ++i) row[k++] = sample.x.q(b * model.qPerBody() + i);
     for (int i = 0; i < model.vPerBody(); ++i) row[k++] = sample.x.v(b * model.vPerBody() + i);
   }
-  row[k++] = sample.kinetic;
-  row[k++] = sample.potential;
-  row[k++] = sample.work;
-  row[k++] = sample.kinetic + sample.potential - sample.work;
-  row[k++] = sample.position_violation;
-  row[k++] = sample.velocity_violation;
+  if (options_.energy) {
+    row[k++] = sample.kinetic;
+    row[k++] = sample.potential;
+    row[k++] = sample.work;
+    row[k++] = sample.kinetic + sample.potential - sample.work;
+  }
+  if (options_.violation) {
+    row[k++] = sample.position_violation;
+    row[k++] = sample.velocity_violation;
+  }
   const int d = model.dimension();
   for (const TrackedPoint& p : options_.points) {
     const BodyMotion m = bodyMotion(model, sample.x.q, sample.x.v, p.body);
@@ -129,6 +151,43 @@ void SampleColumns::fill(const Model& model, const Sample& sample, const Dynamic
                 "the sample has no joint coordinates (not a relative-coordinate run)");
   for (int i = 0; i < joint_q_; ++i) row[k++] = sample.x.q_r(i);
   for (int i = 0; i < joint_v_; ++i) row[k++] = sample.x.v_r(i);
+  if (!joints_.empty()) {
+    // every joint's relative pose X_12 and twist [pdot; omega] in frame-1 axes (joint_models.hpp)
+    std::size_t kq = k, kv = k + static_cast<std::size_t>(all_joint_q_);
+    Scalar v[6];
+    for (std::size_t j = 0; j < joints_.size(); ++j) {
+      const Joint& joint = model.joints()[static_cast<std::size_t>(joints_[j])];
+      const JointModel& jm = joint_models_[j];
+      const BodyMotion m1 = joint.first.body == kGround ? BodyMotion{} : bodyMotion(model, sample.x.q, sample.x.v, joint.first.body);
+      const BodyMotion m2 = joint.second.body == kGround ? BodyMotion{} : bodyMotion(model, sample.x.q, sample.x.v, joint.second.body);
+      const Mat3 R1 = m1.R * joint.first.orientation, R2 = m2.R * joint.second.orientation;
+      const Vec3 a1 = m1.R * joint.first.position, a2 = m2.R * joint.second.position;
+      const Vec3 o1 = m1.r + a1, o2 = m2.r + a2;
+      RelativePose X;
+      X.R = R1.transpose() * R2;
+      X.p = R1.transpose() * (o2 - o1);
+      Vec6 twist;
+      twist.head<3>() = R1.transpose() * ((m2.v + m2.w.cross(a2)) - (m1.v + m1.w.cross(a1)) - m1.w.cross(o2 - o1));
+      twist.tail<3>() = R1.transpose() * (m2.w - m1.w);
+      VecX& last = joint_q_last_[j];
+      if (last.size() == 0) {
+        // first row: 2D angles from the bodies' unwrapped angles (whole turns kept)
+        last = VecX::Zero(jm.nq());
+        if (const int a = jm.planarAngleIndex(); a >= 0 && model.dimension() == 2)
+          last(a) = m2.phi + joint.second.angle - m1.phi - joint.first.angle;
+        else
+          last.resize(0);
+      }
+      Scalar* q = row.data() + kq;
+      jm.coordinates(X, q, last.size() > 0 ? last.data() : nullptr);
+      last = Eigen::Map<const VecX>(q, jm.nq());
+      jm.velocities(q, twist, v);
+      for (int i = 0; i < jm.nv(); ++i) row[kv + static_cast<std::size_t>(i)] = v[i];
+      kq += static_cast<std::size_t>(jm.nq());
+      kv += static_cast<std::size_t>(jm.nv());
+    }
+    k = kv;
+  }
 
   const std::span<const int> components = wrenchComponents(model.dimension());
   WrenchMap W;

@@ -231,6 +231,46 @@ TEST(SimulateCommand, SaysWhatAssemblyChangedOfTheFile) {
   EXPECT_EQ(YAML::Load(json.output)["assembly_changes"].size(), 3u) << json.output;
 }
 
+// --columns (issue 19): only the groups asked for; `joints` gives every joint's coordinates and
+// velocities from the bodies' motion -- the IFToMM crank O1 starts upright (pi/2) turning at
+// -1 rad/s, its angle stays continuous through whole turns, and a relative run's integrated joint
+// coordinates say the same (to 1e-6: two formulations at rtol 1e-8). Unknown groups, and a report
+// without the bodies, are usage errors.
+TEST(SimulateCommand, ColumnGroupsAndEveryJointsCoordinates) {
+  const fs::path dir = scratchDirectory("columns");
+  const std::string model = test::modelPath("double_four_bar");
+  const test::CliRun r = test::runCli("simulate " + model + " --t-end 3 --columns energy,joints --out " +
+                                      (dir / "j.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Csv joints = readCsv(dir / "j.csv");
+  const std::vector<std::string> expected = {"t", "energy.kinetic", "energy.potential", "energy.work",
+                                             "energy.balance", "O1.q1", "O2.q1", "O3.q1", "A.q1", "B.q1", "C.q1",
+                                             "D.q1", "O1.v1", "O2.v1", "O3.v1", "A.v1", "B.v1", "C.v1", "D.v1"};
+  EXPECT_EQ(joints.header, expected);
+  const int q = column(joints, "O1.q1"), v = column(joints, "O1.v1");
+  EXPECT_NEAR(joints.rows[0][static_cast<std::size_t>(q)], std::acos(0.0), 1e-12);
+  EXPECT_NEAR(joints.rows[0][static_cast<std::size_t>(v)], -1, 1e-9);
+  for (std::size_t k = 1; k < joints.rows.size(); ++k)
+    EXPECT_LT(std::abs(joints.rows[k][static_cast<std::size_t>(q)] - joints.rows[k - 1][static_cast<std::size_t>(q)]), 1);
+  EXPECT_LT(joints.rows.back()[static_cast<std::size_t>(q)], -6);  // (more than a whole turn)
+
+  const test::CliRun relative = test::runCli("simulate " + model + " --t-end 3 --coordinates relative --columns coordinates "
+                                             "--out " + (dir / "r.csv").string());
+  ASSERT_EQ(relative.exit_code, 0) << relative.output;
+  const Csv integrated = readCsv(dir / "r.csv");
+  ASSERT_EQ(integrated.rows.size(), joints.rows.size());
+  for (const char* name : {"O1.q1", "O1.v1"}) {
+    const int a = column(joints, name), b = column(integrated, name);
+    for (std::size_t k = 0; k < joints.rows.size(); ++k)
+      EXPECT_NEAR(joints.rows[k][static_cast<std::size_t>(a)], integrated.rows[k][static_cast<std::size_t>(b)], 1e-6) << name;
+  }
+  EXPECT_EQ(test::runCli("simulate " + model + " --t-end 1 --columns energy,velocity --out " + (dir / "x.csv").string()).exit_code, 1);
+  const test::CliRun no_bodies = test::runCli("simulate " + model + " --t-end 1 --columns energy --report " +
+                                              (dir / "x.html").string() + " --out " + (dir / "x.csv").string());
+  EXPECT_EQ(no_bodies.exit_code, 1);
+  EXPECT_NE(no_bodies.output.find("--report draws the bodies"), std::string::npos) << no_bodies.output;
+}
+
 TEST(SimulateCommand, MarksExactlyTheNonUniqueReactionsOfTheRobot) {
   // paper 001: A, D..H, steer, W5 unique; B, C, W1..W4 not (B's and C's x force is unique at
   // straight steering only: analyzeReactionUniquenessNear)

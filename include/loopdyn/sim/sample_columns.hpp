@@ -7,6 +7,9 @@
 ///   energy.kinetic  energy.potential  energy.work  energy.balance
 ///   violation.position  violation.velocity
 ///   POINT.x .y (.z)  .vx .vy (.vz)   a point fixed on a body (ColumnOptions::points), world frame
+///   JOINT.q1 ... JOINT.v1 ...  every joint's coordinates and velocities (ColumnOptions::
+///                              all_joints; JointModel's: revolute angle, prismatic displacement,
+///                              ...), from the bodies' poses and twists, angles continuous
 ///   u.1 ... u.k                the formulation's generalized velocities, if it has any:
 ///                              partitioning the independent velocities v_I of the current set
 ///                              (paper 003), projection the coordinates of v in the tangent
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/kinematics/joint_models.hpp"
 #include "loopdyn/sim/simulation.hpp"
 
 namespace loopdyn {
@@ -48,6 +52,11 @@ struct TrackedPoint {
 std::string resolvePoint(const Model& model, const std::string& text, TrackedPoint& out);
 
 struct ColumnOptions {
+  bool bodies = true;     ///< BODY.x ... (the state)
+  bool energy = true;     ///< energy.*
+  bool violation = true;  ///< violation.*
+  bool efforts = true;    ///< DRIVER.effort
+  bool all_joints = false;  ///< JOINT.q1 ..., JOINT.v1 ... of every joint with coordinates
   bool world_reactions = true;  ///< PAIR@BODY.Fx ...
   bool joint_reactions = true;  ///< PAIR@BODY.joint.Fx ...
   int generalized_velocities = 0;  ///< u.1 ... u.k (Formulation::generalizedVelocityCount)
@@ -83,6 +92,12 @@ class SampleColumns {
   std::vector<ReactionSide> sides_;
   std::vector<int> driver_rows_;
   ColumnOptions options_;
+  /// all_joints: the joints with coordinates, their models, and the last coordinates written
+  /// (the reference that keeps angles continuous from row to row)
+  std::vector<int> joints_;
+  std::vector<JointModel> joint_models_;
+  mutable std::vector<VecX> joint_q_last_;
+  int all_joint_q_ = 0, all_joint_v_ = 0;
   int joint_q_ = 0, joint_v_ = 0;  ///< joint coordinate columns
   int non_unique_ = 0;
 };
