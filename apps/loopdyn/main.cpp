@@ -40,6 +40,16 @@ int main(int argc, char** argv) {
       app.exit(e);
     return loopdyn::cli::kExitUsage;
   } catch (const CLI::ParseError& e) {
+    // a misspelt command: name the nearest known one
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      std::vector<std::string> commands;
+      for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+      std::string list;
+      for (const std::string& c : commands) list += (list.empty() ? "" : ", ") + c;
+      std::cerr << "loopdyn: error: unknown command '" << argv[1] << "'" << loopdyn::didYouMean(argv[1], commands)
+                << " (commands: " << list << ")\n";
+      return loopdyn::cli::kExitUsage;
+    }
     app.exit(e);
     return loopdyn::cli::kExitUsage;
   } catch (const std::exception& e) {

@@ -103,49 +103,75 @@ void appliedForces(const Model& model, const std::vector<BodyMotion>& motion, Sc
     addWrench(model, motion, b, m.r, body.mass * model.gravity(), gyro, F);
   }
   for (const Force& force : model.forces()) {
-    const ForceSpec& spec = force.spec;
-    switch (spec.type) {
-      case ForceType::SpringDamper: {
-        const BodyMotion &m1 = motionOf(motion, force.first.body), &m2 = motionOf(motion, force.second.body);
-        const Vec3 p1 = worldPoint(m1, force.first), p2 = worldPoint(m2, force.second);
-        const Vec3 d = p2 - p1;
-        const Scalar length = d.norm();
-        if (length <= 0) break;  // coincident ends: no direction, no force
-        const Vec3 u = d / length;
-        const Scalar rate = u.dot(worldVelocity(m2, p2) - worldVelocity(m1, p1));
-        const Scalar elastic = spec.stiffness * (length - spec.free_length), damping = spec.damping * rate;
+    const ForceEffort e = forceEffort(model, motion, t, force);
+    if (!e.acts) continue;
+    switch (force.spec.type) {
+      case ForceType::SpringDamper:
         // tension pulls the ends together
-        for (const auto& [k, into] : {std::pair{elastic + damping, &F}, std::pair{damping, &F_nc}}) {
-          addWrench(model, motion, force.first.body, p1, k * u, zero, *into);
-          addWrench(model, motion, force.second.body, p2, -k * u, zero, *into);
+        for (const auto& [k, into] : {std::pair{e.value, &F}, std::pair{e.damping, &F_nc}}) {
+          addWrench(model, motion, force.first.body, e.point1, k * e.direction, zero, *into);
+          addWrench(model, motion, force.second.body, e.point2, -k * e.direction, zero, *into);
         }
         break;
-      }
-      case ForceType::BodyLoad: {
-        const Scalar scale = spec.profile.evaluate(t).f;
-        const Vec3 p = worldPoint(motionOf(motion, force.first.body), force.first);
-        for (VecX* into : {&F, &F_nc}) addWrench(model, motion, force.first.body, p, scale * spec.force, scale * spec.torque, *into);
+      case ForceType::BodyLoad:
+        for (VecX* into : {&F, &F_nc}) addWrench(model, motion, force.first.body, e.point1, e.force, e.torque, *into);
         break;
-      }
       case ForceType::JointEffort: {
         const Joint& joint = model.joints()[static_cast<std::size_t>(force.joint)];
-        const Scalar value = spec.profile.evaluate(t).f;
-        const BodyMotion &m1 = motionOf(motion, joint.first.body), &m2 = motionOf(motion, joint.second.body);
-        const Mat3 frame = m1.R * joint.first.orientation;
-        const Vec3 p2 = worldPoint(m2, joint.second);
         const bool translation = joint.type == JointType::Prismatic;
-        Vec3 axis = frame.col(2);
-        if (model.dimension() == 2) axis = translation ? Vec3(frame.col(0)) : Vec3::UnitZ();
         // along the joint's coordinate on the second body, the opposite on the first
-        const Vec3 f = translation ? Vec3(value * axis) : zero, tau = translation ? zero : Vec3(value * axis);
+        const Vec3 f = translation ? Vec3(e.value * e.direction) : zero, tau = translation ? zero : Vec3(e.value * e.direction);
         for (VecX* into : {&F, &F_nc}) {
-          addWrench(model, motion, joint.second.body, p2, f, tau, *into);
-          addWrench(model, motion, joint.first.body, p2, -f, -tau, *into);
+          addWrench(model, motion, joint.second.body, e.point2, f, tau, *into);
+          addWrench(model, motion, joint.first.body, e.point2, -f, -tau, *into);
         }
         break;
       }
     }
   }
+}
+
+ForceEffort forceEffort(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, const Force& force) {
+  const ForceSpec& spec = force.spec;
+  ForceEffort e;
+  switch (spec.type) {
+    case ForceType::SpringDamper: {
+      const BodyMotion &m1 = motionOf(motion, force.first.body), &m2 = motionOf(motion, force.second.body);
+      e.point1 = worldPoint(m1, force.first);
+      e.point2 = worldPoint(m2, force.second);
+      const Vec3 d = e.point2 - e.point1;
+      const Scalar length = d.norm();
+      if (length <= 0) {  // coincident ends: no direction, no force
+        e.acts = false;
+        break;
+      }
+      e.direction = d / length;
+      const Scalar rate = e.direction.dot(worldVelocity(m2, e.point2) - worldVelocity(m1, e.point1));
+      const Scalar elastic = spec.stiffness * (length - spec.free_length);
+      e.damping = spec.damping * rate;
+      e.value = elastic + e.damping;
+      break;
+    }
+    case ForceType::BodyLoad: {
+      const Scalar scale = spec.profile.evaluate(t).f;
+      e.point1 = worldPoint(motionOf(motion, force.first.body), force.first);
+      e.force = scale * spec.force;
+      e.torque = scale * spec.torque;
+      break;
+    }
+    case ForceType::JointEffort: {
+      const Joint& joint = model.joints()[static_cast<std::size_t>(force.joint)];
+      e.value = spec.profile.evaluate(t).f;
+      const BodyMotion &m1 = motionOf(motion, joint.first.body), &m2 = motionOf(motion, joint.second.body);
+      const Mat3 frame = m1.R * joint.first.orientation;
+      e.point2 = worldPoint(m2, joint.second);
+      const bool translation = joint.type == JointType::Prismatic;
+      e.direction = frame.col(2);
+      if (model.dimension() == 2) e.direction = translation ? Vec3(frame.col(0)) : Vec3::UnitZ();
+      break;
+    }
+  }
+  return e;
 }
 
 Scalar kineticEnergy(const Model& model, const std::vector<BodyMotion>& motion) {

@@ -5,6 +5,7 @@
 
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/common/spelling.hpp"
+#include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/kinematics/coordinates.hpp"
 #include "loopdyn/kinematics/pair_wrench.hpp"
 
@@ -94,6 +95,19 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
     names_.push_back(pair.name + ".effort");
     if (non_unique) non_unique_names_.push_back(names_.back());
     if (non_unique && options.mark_non_unique) names_.back() += '*';
+  }
+  // the force elements' efforts
+  for (const Force& force : model.forces()) {
+    if (!options.efforts) break;
+    force_columns_ = true;
+    const std::string& name = force.spec.name;
+    switch (force.spec.type) {
+      case ForceType::SpringDamper: names_.push_back(name + ".tension"); break;
+      case ForceType::JointEffort: names_.push_back(name + ".effort"); break;
+      case ForceType::BodyLoad:
+        for (const int c : wrenchComponents(model.dimension())) names_.push_back(name + "." + std::string(wrenchComponentName(c)));
+        break;
+    }
   }
 }
 
@@ -206,6 +220,20 @@ void SampleColumns::fill(const Model& model, const Sample& sample, const Dynamic
     }
   }
   for (int r : driver_rows_) row[k++] = -sample.lambda(r);
+  if (force_columns_) {
+    motion_.resize(static_cast<std::size_t>(model.nb()));
+    for (BodyIndex b = 0; b < model.nb(); ++b) motion_[static_cast<std::size_t>(b)] = bodyMotion(model, sample.x.q, sample.x.v, b);
+    for (const Force& force : model.forces()) {
+      const ForceEffort e = forceEffort(model, motion_, sample.x.t, force);
+      if (force.spec.type != ForceType::BodyLoad) {
+        row[k++] = e.value;
+        continue;
+      }
+      Vec6 wrench;
+      wrench << e.force, e.torque;
+      for (const int c : components) row[k++] = wrench(c);
+    }
+  }
 }
 
 }  // namespace loopdyn

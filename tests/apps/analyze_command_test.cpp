@@ -233,6 +233,13 @@ TEST(AnalyzeCommand, MisspeltOptionsGetTheNearestKnownOne) {
   EXPECT_NE(unrelated.output.find("unknown option '--frobnicate'\n"), std::string::npos) << unrelated.output;
 }
 
+TEST(AnalyzeCommand, MisspeltCommandsGetTheNearestKnownOne) {
+  const CliRun r = run("analyse " + test::modelPath("double_four_bar"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("unknown command 'analyse' (did you mean 'analyze'?) (commands: analyze, simulate)"),
+            std::string::npos) << r.output;
+}
+
 TEST(AnalyzeCommand, CriterionPrintsEveryCoordinateAndTheChosenSet) {
   // four-bar: 9 coordinates, 1 degree of freedom -> one coordinate marked chosen
   const CliRun text = run("analyze " + test::modelPath("four_bar_planar") + " --criterion");

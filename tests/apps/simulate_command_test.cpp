@@ -271,6 +271,27 @@ TEST(SimulateCommand, ColumnGroupsAndEveryJointsCoordinates) {
   EXPECT_NE(no_bodies.output.find("--report draws the bodies"), std::string::npos) << no_bodies.output;
 }
 
+// The efforts group has the force elements' efforts (issue 19): a spring-damper's tension equals
+// k (|d| - free length) + c d|d|/dt from the body's own columns; a joint effort its profile's value.
+TEST(SimulateCommand, EffortColumnsHoldTheForceElements) {
+  const fs::path dir = scratchDirectory("efforts");
+  const std::string spring = std::string(LOOPDYN_TEST_DATA_DIR) + "/degenerate/mass_on_spring.yaml";
+  const test::CliRun r = test::runCli("simulate " + spring + " --t-end 1 --out " + (dir / "s.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Csv csv = readCsv(dir / "s.csv");
+  const int tension = column(csv, "s.tension"), z = column(csv, "b.z"), vz = column(csv, "b.vz");
+  // the body hangs below the ground point o on the z axis: |d| = -z, d|d|/dt = -vz
+  for (const std::vector<double>& row : csv.rows) {
+    const double length = -row[static_cast<std::size_t>(z)], rate = -row[static_cast<std::size_t>(vz)];
+    EXPECT_NEAR(row[static_cast<std::size_t>(tension)], 100 * (length - 1) + 1 * rate, 1e-9);
+  }
+  const test::CliRun crank = test::runCli("simulate " + test::modelPath("slider_crank") + " --t-end 0.2 --out " +
+                                          (dir / "c.csv").string());
+  ASSERT_EQ(crank.exit_code, 0) << crank.output;
+  const Csv c = readCsv(dir / "c.csv");
+  for (const std::vector<double>& row : c.rows) EXPECT_EQ(row[static_cast<std::size_t>(column(c, "motor.effort"))], 2);
+}
+
 TEST(SimulateCommand, MarksExactlyTheNonUniqueReactionsOfTheRobot) {
   // paper 001: A, D..H, steer, W5 unique; B, C, W1..W4 not (B's and C's x force is unique at
   // straight steering only: analyzeReactionUniquenessNear)

@@ -29,6 +29,19 @@ class InverseMass {
   std::vector<Mat3> rotational_;  ///< I_W^-1 per body (2D: (2, 2) only)
 };
 
+/// What one force element exerts at time t (also `simulate --columns efforts`).
+struct ForceEffort {
+  /// spring-damper: the tension k (|d| - free_length) + c d|d|/dt (positive pulls the ends
+  /// together); joint effort: the torque (revolute) or force (prismatic) on the second body
+  Scalar value = 0;
+  Scalar damping = 0;                 ///< spring-damper: its non-conservative part c d|d|/dt
+  Vec3 direction = Vec3::Zero();      ///< spring-damper: unit first end -> second; joint effort: axis
+  Vec3 point1 = Vec3::Zero(), point2 = Vec3::Zero();  ///< where it acts (spring ends; effort: 2nd marker)
+  Vec3 force = Vec3::Zero(), torque = Vec3::Zero();   ///< body load, world frame (profile applied)
+  bool acts = true;                   ///< false for a spring whose ends coincide (no direction)
+};
+ForceEffort forceEffort(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, const Force& force);
+
 /// Generalized applied forces at time t: F (all of them, with gravity and the gyroscopic terms)
 /// and F_nc, the part that is not conservative (body loads, joint efforts, damping), whose power
 /// F_nc . v enters the energy balance. Sizes nv; `motion` as evaluated at the state.

@@ -21,6 +21,9 @@
 ///                            reduced to the joint point, world axes (kinematics/pair_wrench.hpp)
 ///   PAIR@BODY.joint.Fx   the same in the joint frame (the pair's first marker)
 ///   DRIVER.effort          the actuator force or torque, -lambda (paper 001, eq. (10))
+///   FORCE.tension          a spring-damper's tension (positive pulling its ends together)
+///   FORCE.effort           a joint effort's torque or force
+///   FORCE.Fx ... .Mz       a body load's force and torque, world frame
 ///
 /// energy.balance = T + V - W, constant in the exact solution (sim/simulation.hpp).
 /// A reaction column whose value the model does not determine (analysis/reaction_uniqueness.hpp)
@@ -55,7 +58,7 @@ struct ColumnOptions {
   bool bodies = true;     ///< BODY.x ... (the state)
   bool energy = true;     ///< energy.*
   bool violation = true;  ///< violation.*
-  bool efforts = true;    ///< DRIVER.effort
+  bool efforts = true;    ///< DRIVER.effort, and the force elements' FORCE.tension / .effort / .Fx ...
   bool all_joints = false;  ///< JOINT.q1 ..., JOINT.v1 ... of every joint with coordinates
   bool world_reactions = true;  ///< PAIR@BODY.Fx ...
   bool joint_reactions = true;  ///< PAIR@BODY.joint.Fx ...
@@ -97,6 +100,8 @@ class SampleColumns {
   std::vector<int> joints_;
   std::vector<JointModel> joint_models_;
   mutable std::vector<VecX> joint_q_last_;
+  bool force_columns_ = false;
+  mutable std::vector<BodyMotion> motion_;  ///< the bodies' motions at the sample (force columns)
   int all_joint_q_ = 0, all_joint_v_ = 0;
   int joint_q_ = 0, joint_v_ = 0;  ///< joint coordinate columns
   int non_unique_ = 0;
