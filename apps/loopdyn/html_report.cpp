@@ -43,6 +43,21 @@ std::string inert(const std::string& text) {
   return out;
 }
 
+/// Text shown in the page: &, <, > and " as entities (names, paths and messages come from the user).
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 void writePoint(io::JsonWriter& w, const Vec3& p) {
   w.beginArray();
   for (int k = 0; k < 3; ++k) w.value(p(k));
@@ -161,16 +176,16 @@ std::string htmlReport(const ReportInput& in, const WebLibraries& libs) {
 
   std::string html;
   html += "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  html += "<title>loopdyn: " + model.name() + "</title>\n";
+  html += "<title>loopdyn: " + escaped(model.name()) + "</title>\n";
   // errors from here on are collected for the page's self-test (report.js)
   html += "<script>window.loopdynErrors = []; window.addEventListener('error', function (e) { "
           "window.loopdynErrors.push(String(e.message)); }); (function () { var error = console.error; "
           "console.error = function () { window.loopdynErrors.push(Array.prototype.join.call(arguments, ' ')); "
           "error.apply(console, arguments); }; })();</script>\n";
   html += "<style>\n" + inert(libs.uplot_css) + "\n" + inert(kReportCss) + "\n</style>\n</head>\n<body>\n";
-  html += "<h1>" + model.name() + "</h1>\n<div class=\"subtitle\">" + model.description() + " &mdash; " +
-          in.model_path + "</div>\n";
-  if (!in.failure.empty()) html += "<div class=\"failed\">The simulation FAILED: " + in.failure + "</div>\n";
+  html += "<h1>" + escaped(model.name()) + "</h1>\n<div class=\"subtitle\">" + escaped(model.description()) +
+          " &mdash; " + escaped(in.model_path) + "</div>\n";
+  if (!in.failure.empty()) html += "<div class=\"failed\">The simulation FAILED: " + escaped(in.failure) + "</div>\n";
   html += R"(<div class="columns">
 <div>
 <div id="view"></div>

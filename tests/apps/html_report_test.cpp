@@ -119,6 +119,33 @@ TEST_P(HtmlReport, OpensInChromiumDrawsTheMotionAndPlotsEverySample) {
   EXPECT_EQ(plots[reaction]["points"].as<int>(), samples);
 }
 
+// Names and descriptions come from the user's file: the page shows them as text, never as markup
+// (a description with a tag in it stays a description; the page's scripts still run).
+TEST(HtmlReportText, UserTextIsShownAsText) {
+  const fs::path dir = fs::temp_directory_path() / "loopdyn_report_test_text";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "m.yaml") << "name: pendulum\ndescription: a <b>bold</b> pendulum & \"friends\"\ndimension: 2\n"
+                                   "gravity: [0, -9.81]\nground: {markers: [{name: O, position: [0, 0]}]}\n"
+                                   "bodies:\n  - {name: bar, mass: 1, inertia: 0.1, position: [0.5, 0], markers: "
+                                   "[{name: O, position: [-0.5, 0]}]}\n"
+                                   "joints:\n  - {name: O, type: revolute, between: [ground.O, bar.O]}\n";
+  const fs::path page = dir / "m.html";
+  const test::CliRun run = test::runCli("simulate " + (dir / "m.yaml").string() + " --t-end 0.5 --out " +
+                                        (dir / "m.csv").string() + " --report " + page.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::ifstream in(page);
+  std::stringstream html;
+  html << in.rdbuf();
+  EXPECT_NE(html.str().find("a &lt;b&gt;bold&lt;/b&gt; pendulum &amp; &quot;friends&quot;"), std::string::npos);
+  EXPECT_EQ(html.str().find("<b>bold</b>"), std::string::npos);
+  const Browser b = openInChromium(page, dir);
+  ASSERT_EQ(b.exit_code, 0) << b.log;
+  const YAML::Node selftest = selftestOf(b.dom);
+  ASSERT_TRUE(selftest.IsMap()) << b.log;
+  EXPECT_EQ(selftest["errors"].size(), 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, HtmlReport,
                          ::testing::Values(Case{"double_four_bar", "3", "O1"}, Case{"spatial_parallelogram", "1", "A"}),
                          [](const auto& info) { return std::string(info.param.model); });

@@ -257,14 +257,15 @@
     document.getElementById('reactions').hidden = true;
   }
 
-  // ---- tables ----
+  // ---- tables (names, messages and events come from the user's file: written as text) ----
+  const esc = (x) => String(x).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
   const table = (rows, head) => '<table><tr>' + head.map((h) => `<th>${h}</th>`).join('') + '</tr>' +
     rows.map((r) => '<tr>' + r.map((c) => `<td>${c}</td>`).join('') + '</tr>').join('') + '</table>';
   const S = D.summary, A = D.analysis;
   const fmt = (x) => (typeof x === 'number' ? Number(x.toPrecision(4)) : x);
   const st = S.statistics || {}, en = S.energy || {}, vi = S.violation || {};
   const summaryRows = [
-    ['result', S.ok ? 'ok' : '<span class="nonunique">FAILED</span> ' + S.failure],
+    ['result', S.ok ? 'ok' : '<span class="nonunique">FAILED</span> ' + esc(S.failure)],
     ['formulation', `${S.formulation} (${S.coordinates} coordinates)`],
     ['integrator', `${S.integrator}, rtol ${S.rtol}, atol ${S.atol}; stabilisation ${S.stabilization}`],
     ['time', `0 .. ${S.t_end} s, ${S.samples} samples`],
@@ -273,17 +274,17 @@
     ['energy balance', `drift ${fmt(en.drift_max)} J = ${fmt(en.relative_drift)} of ${fmt(en.scale)} J`],
     ['constraints', Object.keys(vi).map((k) => `${k} ${fmt(vi[k])}`).join(', ')],
     ['singular passages', String((S.singular_passages || []).length)],
-  ].concat((S.warnings || []).map((w) => ['warning', w]));
+  ].concat((S.warnings || []).map((w) => ['warning', esc(w)]));
   document.getElementById('summary').innerHTML = table(summaryRows, ['run', '']);
   document.getElementById('structure').innerHTML = table(
     ['rank', 'redundancy', 'mobility', 'singular', 'n', 'm', 'h'].filter((k) => k in A).map((k) => [k, String(A[k])]),
     ['structure', '']);
-  document.getElementById('uniqueness').innerHTML = table(A.pairs.map((p) => [p.name, p.type,
+  document.getElementById('uniqueness').innerHTML = table(A.pairs.map((p) => [esc(p.name), esc(p.type),
     p.unique ? '<span class="unique">unique</span>' : '<span class="nonunique">NON-UNIQUE</span>',
-    p.components_unique ? 'unique' : (p.unique_components.length ? 'only ' + p.unique_components.join(', ') : 'non-unique')]),
+    p.components_unique ? 'unique' : (p.unique_components.length ? 'only ' + esc(p.unique_components.join(', ')) : 'non-unique')]),
   ['pair', 'type', 'reaction', 'multipliers']);
   document.getElementById('events').innerHTML = D.events.length === 0 ? 'none' :
-    '<ul>' + D.events.map((e) => `<li>${e.text}</li>`).join('') + '</ul>';
+    '<ul>' + D.events.map((e) => `<li>${esc(e.text)}</li>`).join('') + '</ul>';
 
   // ---- playback ----
   const slider = document.getElementById('time');
