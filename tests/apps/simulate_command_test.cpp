@@ -237,7 +237,7 @@ TEST(SimulateCommand, SaysWhatAssemblyChangedOfTheFile) {
 // coordinates say the same (to 1e-6: two formulations at rtol 1e-8). Unknown groups, and a report
 // without the bodies, are usage errors.
 TEST(SimulateCommand, ColumnGroupsAndEveryJointsCoordinates) {
-  const fs::path dir = scratchDirectory("columns");
+  const fs::path dir = scratchDirectory("column_groups");
   const std::string model = test::modelPath("double_four_bar");
   const test::CliRun r = test::runCli("simulate " + model + " --t-end 3 --columns energy,joints --out " +
                                       (dir / "j.csv").string());
