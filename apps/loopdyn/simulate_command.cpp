@@ -288,7 +288,7 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "partitioning (independent coordinates by the projective criterion, paper 003), projection (QR "
                   "tangent basis with continuation, paper 004), dca (Featherstone's divide-and-conquer algorithm on the assembly "
                   "tree, in joint coordinates, paper 000)")
-      ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection", "dca"}))
+      ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection", "dca", "hdca"}))
       ->capture_default_str();
   cmd->add_option("--columns", o->columns,
                   "Column groups to write, comma-separated: bodies, energy, violation, coordinates (u.* and a relative "

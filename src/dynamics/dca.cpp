@@ -183,12 +183,16 @@ void DivideAndConquer::evaluateConnections(const Node& node) {
   for (const int ci : node.connections) {
     Connection& c = connections_[static_cast<std::size_t>(ci)];
     const std::span<Jet> out(jets.data(), static_cast<std::size_t>(c.rows));
+    const BodyMotion& m1 = motionOf(*p.motion, c.bodies[0]);
+    const BodyMotion& m2 = motionOf(*p.motion, c.bodies[1]);
+    JetRow velocities;
+    velocities << m1.v.transpose(), m1.w.transpose(), m2.v.transpose(), m2.w.transpose();
     if (c.joint >= 0) {
       const Joint& joint = p.model->joints()[static_cast<std::size_t>(c.joint)];
-      jointEquations(p.model->dimension(), joint, motionOf(*p.motion, c.bodies[0]), motionOf(*p.motion, c.bodies[1]), out);
+      jointEquations(p.model->dimension(), joint, m1, m2, out);
     } else {
       const Driver& driver = p.model->drivers()[static_cast<std::size_t>(c.driver)];
-      out[0] = driverEquation(*p.model, driver, motionOf(*p.motion, c.bodies[0]), motionOf(*p.motion, c.bodies[1]), p.t);
+      out[0] = driverEquation(*p.model, driver, m1, m2, p.t);
     }
     for (int r = 0; r < c.rows; ++r) {
       const Scalar s = p.scaling->row(c.row + r);
@@ -196,7 +200,10 @@ void DivideAndConquer::evaluateConnections(const Node& node) {
       for (int slot = 0; slot < 2; ++slot)
         for (int k = 0; k < d_; ++k)
           c.J(r, 6 * slot + k) = s * jet.grad(6 * slot + (d_ == 3 ? kPlanarColumns[static_cast<std::size_t>(k)] : k));
-      c.Gamma(r) = s * (-jet.ddot + (p.gamma_shift->size() > 0 ? (*p.gamma_shift)(c.row + r) : 0));
+      if (p.velocity_level)  // C V = -Phi_t: the jet's dot less its part along the bodies' velocities
+        c.Gamma(r) = -s * (jet.dot - jet.grad.dot(velocities));
+      else
+        c.Gamma(r) = s * (-jet.ddot + (p.gamma_shift->size() > 0 ? (*p.gamma_shift)(c.row + r) : 0));
     }
   }
 }
@@ -285,7 +292,21 @@ void DivideAndConquer::backSubstitutionBelow(int n) {
 
 int DivideAndConquer::solve(const Model& model, const std::vector<BodyMotion>& motion, const VecX& F, Scalar t,
                             const ConstraintScaling& scaling, const VecX& gamma_shift, VecX& A, VecX& lambda) {
-  pass_ = Pass{&model, &motion, &F, t, &scaling, &gamma_shift, &A, &lambda};
+  pass_ = Pass{&model, &motion, &F, t, &scaling, &gamma_shift, &A, &lambda, false};
+  return run();
+}
+
+int DivideAndConquer::solveVelocities(const Model& model, const std::vector<BodyMotion>& motion, const VecX& P, Scalar t,
+                                      const ConstraintScaling& scaling, VecX& V, VecX& sigma) {
+  static const VecX no_shift;
+  pass_ = Pass{&model, &motion, &P, t, &scaling, &no_shift, &V, &sigma, true};
+  return run();
+}
+
+int DivideAndConquer::run() {
+  const Model& model = *pass_.model;
+  VecX& A = *pass_.A;
+  VecX& lambda = *pass_.lambda;
   A.resize(model.nv());
   lambda.setZero(model.nc());
   const int root = order_.back();  // the ground node

@@ -4,6 +4,7 @@
 #include "loopdyn/dynamics/partitioning.hpp"
 #include "loopdyn/dynamics/projection.hpp"
 #include "loopdyn/dynamics/dca.hpp"
+#include "loopdyn/dynamics/hdca.hpp"
 #include "loopdyn/dynamics/relative_lagrange.hpp"
 
 namespace loopdyn {
@@ -31,10 +32,11 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
     return out;
   }
   if (method == "dca") return inJointCoordinates(std::make_unique<DcaFormulation>(model, choice.threads));
+  if (method == "hdca") return inJointCoordinates(std::make_unique<HdcaFormulation>(model, choice.threads));
   if (choice.coordinates == "relative") {
     if (method == "lagrange") return inJointCoordinates(std::make_unique<RelativeLagrangeFormulation>(model));
     out.problem = "--method " + method +
-                  " is not available in relative coordinates yet: use --method lagrange or dca with --coordinates "
+                  " is not available in relative coordinates yet: use --method lagrange, dca or hdca with --coordinates "
                   "relative, or --coordinates absolute";
     return out;
   }
@@ -55,7 +57,7 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
     return out;
   }
   if (method != "elimination") {
-    out.problem = "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection, dca)";
+    out.problem = "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection, dca, hdca)";
     return out;
   }
   if (rank.singular) {

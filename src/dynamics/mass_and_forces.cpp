@@ -23,12 +23,12 @@ void addWrench(const Model& model, const std::vector<BodyMotion>& motion, BodyIn
 }
 
 /// Rotational inertia about the centre of mass in world axes.
+}  // namespace
+
 Mat3 worldInertia(const Model& model, const Body& body, const BodyMotion& m) {
   if (model.dimension() == 2) return Mat3::Identity() * body.inertia(2, 2);
   return m.R * body.inertia * m.R.transpose();
 }
-
-}  // namespace
 
 void massMatrix(const Model& model, const std::vector<BodyMotion>& motion, MatX& M) {
   const int nv = model.vPerBody();

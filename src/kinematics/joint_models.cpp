@@ -204,14 +204,19 @@ MatX JointModel::planarConstraintSubspace(const Scalar* q) const {
   return T;
 }
 
-Vec6 JointModel::biasTwist(const Scalar* q, const Scalar* v) const {
-  Vec6 bias = Vec6::Zero();
+MotionSubspace JointModel::motionSubspaceRate(const Scalar* q, const Scalar* v) const {
+  MotionSubspace S_dot = MotionSubspace::Zero(6, nv_);
   if (kind_ == Kind::Universal) {
-    // d/dt (cos theta1, sin theta1, 0) thetadot2
-    bias(3) = -std::sin(q[0]) * v[0] * v[1];
-    bias(4) = std::cos(q[0]) * v[0] * v[1];
+    // d/dt (cos theta1, sin theta1, 0): the second axis turns with the first angle
+    S_dot(3, 1) = -std::sin(q[0]) * v[0];
+    S_dot(4, 1) = std::cos(q[0]) * v[0];
   }
-  return bias;
+  return S_dot;
+}
+
+Vec6 JointModel::biasTwist(const Scalar* q, const Scalar* v) const {
+  if (kind_ != Kind::Universal) return Vec6::Zero();
+  return motionSubspaceRate(q, v) * Eigen::Map<const VecX>(v, nv_);
 }
 
 int JointModel::planarAngleIndex() const {

@@ -45,6 +45,14 @@ WorldFrame worldFrame(const BodyMotion& m, const MarkerFrame& marker) {
   return {m.r + arm, m.R * marker.orientation, m.v + m.w.cross(arm)};
 }
 
+/// The relative twist of frame 2 in frame-1 axes (p = R_1^T (o_2 - o_1)): [pdot; omega].
+Vec6 relativeTwist(const BodyMotion& m1, const WorldFrame& F1, const BodyMotion& m2, const WorldFrame& F2) {
+  Vec6 twist;
+  twist.head<3>() = F1.R.transpose() * (F2.o_dot - F1.o_dot - m1.w.cross(F2.o - F1.o));
+  twist.tail<3>() = F1.R.transpose() * (m2.w - m1.w);
+  return twist;
+}
+
 /// Body b's motion into x. A quaternion takes the sign nearest to the one x held (`continued`):
 /// both signs give the same rotation, and a sequence of states (samples) stays continuous.
 void store(const Model& model, BodyIndex b, const BodyMotion& m, State& x, bool continued, bool velocities) {
@@ -290,11 +298,18 @@ void TreeKinematics::relativeState(const State& x, VecX& q_r, VecX& v_r, const V
           (back.p - X.p).norm(), " m in position): the state violates the joint, or its markers are not in the "
           "model's reference orientation (a revolute joint's z-axes antiparallel instead of parallel: the joint's "
           "equations admit both)"));
-    // the relative twist of frame 2 in frame-1 axes: p = R_1^T (o_2 - o_1)
-    Vec6 twist;
-    twist.head<3>() = F1.R.transpose() * (F2.o_dot - F1.o_dot - m1.w.cross(F2.o - F1.o));
-    twist.tail<3>() = F1.R.transpose() * (m2.w - m1.w);
-    link.model.velocities(q_r.data() + link.q_offset, twist, v_r.data() + link.v_offset);
+    link.model.velocities(q_r.data() + link.q_offset, relativeTwist(m1, F1, m2, F2), v_r.data() + link.v_offset);
+  }
+}
+
+void TreeKinematics::jointVelocities(const State& x, VecX& v_r) const {
+  LOOPDYN_CHECK(x.q_r.size() == nq_, "joint velocities: the state has no joint coordinates");
+  v_r.resize(nv_);
+  for (const Link& link : links_) {
+    const BodyMotion m1 = bodyMotion(model_, x.q, x.v, link.first.body);
+    const BodyMotion m2 = bodyMotion(model_, x.q, x.v, link.second.body);
+    const WorldFrame F1 = worldFrame(m1, link.first), F2 = worldFrame(m2, link.second);
+    link.model.velocities(x.q_r.data() + link.q_offset, relativeTwist(m1, F1, m2, F2), v_r.data() + link.v_offset);
   }
 }
 

@@ -369,7 +369,25 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   const Scalar ratio_start = watch.start(model, watch_ws, x0);
   // (a start already above the generic rank is on a locked branch of its own: nothing locks later)
   const bool watch_lockup = watch.lastExcessRatio() < kSingularRatio;
-  rhs_how.project = ratio_start < kProjectRatio;
+  // a change of evaluation mode: the formulation may rewrite u, and the integrator restarts (its
+  // stored derivatives, dopri5's first stage among them, belong to the other mode; for the
+  // projection formulation the tangent basis' rate differs between them)
+  const auto setProjectMode = [&](bool project, Scalar t) {
+    VecX y_now = integrator.state();
+    if (project != rhs_how.project) {
+      rhs_how.project = project;
+      State x_mode;
+      positions(t, y_now, x_mode);
+      if (const std::string problem =
+              formulation.evaluationModeChanged(model, ws, x_mode, project, y_now.segment(nq, nu));
+          !problem.empty()) {
+        result.ok = false;
+        result.failure = "at " + timeLabel(t) + ": " + problem;
+      }
+    }
+    integrator.reset(t, y_now);
+  };
+  if (ratio_start < kProjectRatio) setProjectMode(true, x0.t);
   CrossingPlan plan;
   if (ratio_start < kCrossingRatio) {
     // a start at a singular configuration: the first step leaves it by collocation too, its
@@ -472,8 +490,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
         // (it comes to rest there, where the rounding it carries is small); ordinary steps on
         // the constraints go on, and a step-size collapse would say so
         plan = CrossingPlan{};
-        rhs_how.project = true;
-        integrator.reset(t0, integrator.state());
+        setProjectMode(true, t0);
         continue;
       }
       ++result.crossing_steps;
@@ -694,13 +711,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       depart = false;
     }
     if (plan.active && plan.t_star - 0.5 * plan.h >= options.t_end) plan.active = false;
-    // (a change of evaluation mode restarts the integrator: its stored derivatives, dopri5's
-    // first stage among them, belong to the other mode; for the projection formulation the tangent
-    // basis' rate differs between them)
-    if (const bool project = ratio < kProjectRatio; project != rhs_how.project) {
-      rhs_how.project = project;
-      integrator.reset(integrator.time(), integrator.state());
-    }
+    if (const bool project = ratio < kProjectRatio; project != rhs_how.project) setProjectMode(project, integrator.time());
+    if (!result.ok) break;
     positions(integrator.time(), integrator.state(), x_start);
     x_start.v = xp.v;  // (projected with the positions where the step was projected)
     hermite.setEnd(model, 0, x_start);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "loopdyn/dynamics/dca.hpp"
+#include "loopdyn/dynamics/hdca.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "test_models.hpp"
@@ -120,6 +121,11 @@ TEST(Allocation, RightHandSidesAllocateNothing) {
     const VecX u = xd.v_r;
     VecX du_r(dca.tree().nv());
     EXPECT_EQ(allocationsOf([&] { dca.evaluate(model, ws, xd, u, du_r, Evaluation{}); }), 0) << name << ", dca";
+    HdcaFormulation hdca(model);
+    VecX p(hdca.tree().nv());
+    ASSERT_EQ(hdca.start(model, ws, x, p), "") << name;
+    State xh = xd;
+    EXPECT_EQ(allocationsOf([&] { hdca.evaluate(model, ws, xh, p, du_r, Evaluation{}); }), 0) << name << ", hdca";
   }
 }
 

@@ -2,7 +2,8 @@
 // 16): the same motion and the same unique reactions, sample by sample, from the same assembled
 // state, up to the first singular configuration; through the singular configurations the energy
 // balance is kept as well as in absolute coordinates. In joint coordinates run lagrange (dense,
-// J^T M J) and the divide-and-conquer algorithm (dca.hpp); the reference is absolute lagrange.
+// J^T M J), the divide-and-conquer algorithm (dca.hpp) and its Hamiltonian form (hdca.hpp, up to
+// the first singular configuration); the reference is absolute lagrange.
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
 #include "loopdyn/dynamics/dca.hpp"
+#include "loopdyn/dynamics/hdca.hpp"
 #include "loopdyn/dynamics/relative_lagrange.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
 #include "loopdyn/sim/simulation.hpp"
@@ -98,7 +100,9 @@ TEST_P(RelativeCoordinates, SameMotionAndUniqueReactionsAsAbsoluteUpToTheFirstSi
   ASSERT_TRUE(a.result.ok) << a.result.failure;
   RelativeLagrangeFormulation relative(model);
   DcaFormulation dca(model);
-  for (Formulation* formulation : {static_cast<Formulation*>(&relative), static_cast<Formulation*>(&dca)}) {
+  HdcaFormulation hdca(model);
+  for (Formulation* formulation :
+       {static_cast<Formulation*>(&relative), static_cast<Formulation*>(&dca), static_cast<Formulation*>(&hdca)}) {
   const Table r = run(model, *formulation, x0, t_end, flags);
   ASSERT_TRUE(r.result.ok) << formulation->name() << ": " << r.result.failure;
   ASSERT_EQ(a.names, r.names);

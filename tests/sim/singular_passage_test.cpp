@@ -18,6 +18,7 @@
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/dynamics/projection.hpp"
 #include "loopdyn/dynamics/dca.hpp"
+#include "loopdyn/dynamics/hdca.hpp"
 #include "loopdyn/dynamics/relative_lagrange.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
 #include "loopdyn/sim/simulation.hpp"
@@ -45,9 +46,11 @@ LadderRun simulateLadder(const Model& model, const Oracle& oracle, const std::st
   ProjectionFormulation projection(model, rank);
   RelativeLagrangeFormulation relative(model);
   DcaFormulation dca(model);
+  HdcaFormulation hdca(model);
   Formulation& formulation = method == "lagrange"   ? static_cast<Formulation&>(lagrange)
                              : method == "relative" ? static_cast<Formulation&>(relative)
                              : method == "dca"      ? static_cast<Formulation&>(dca)
+                             : method == "hdca"     ? static_cast<Formulation&>(hdca)
                                                     : projection;
   SimulationOptions options = test::accurateOptions(kEnd, rtol, kSample);
   options.integrator = integrator;
@@ -158,6 +161,7 @@ TEST_P(LadderPassage, FollowsItsExactMotionThroughEveryCrossing) {
       {"lagrange", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10}, 1e-8},
       {"relative", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10, 1e-12}, 1e-8},
       {"dca", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10, 1e-12}, 1e-8},
+      {"hdca", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10, 1e-12}, 1e-8},
       {"projection", ode::Method::Dopri5, {1e-6, 1e-8, 1e-10}, 3e-8},
       {"lagrange", ode::Method::Adams, {1e-8, 1e-10, 1e-12}, 1e-8},
       {"projection", ode::Method::Adams, {1e-8, 1e-10}, 0},

@@ -59,6 +59,13 @@ class DivideAndConquer {
   int solve(const Model& model, const std::vector<BodyMotion>& motion, const VecX& F, Scalar t,
             const ConstraintScaling& scaling, const VecX& gamma_shift, VecX& A, VecX& lambda);
 
+  /// The same assembly one level down (paper 002, eqs. (15)-(36); the HDCA, hdca.hpp): body
+  /// velocities V and constraint impulses sigma from body impulses P (size nv) at the bodies'
+  /// positions, M V = P - C^T sigma with C V = -Phi_t. The bodies' velocities in `motion` do not
+  /// matter (Phi_t is the jets' dot less their part along them). Returns as solve.
+  int solveVelocities(const Model& model, const std::vector<BodyMotion>& motion, const VecX& P, Scalar t,
+                      const ConstraintScaling& scaling, VecX& V, VecX& sigma);
+
   /// Threads of the main pass and the back-substitution (issue 18): 1 (the default) runs them in
   /// order, more shares subtrees of kParallelBodies bodies or more out to oneTBB tasks in an arena
   /// of that many threads, children in parallel before their parent (main pass) and after it
@@ -127,7 +134,11 @@ class DivideAndConquer {
     const VecX* gamma_shift = nullptr;
     VecX* A = nullptr;
     VecX* lambda = nullptr;
+    bool velocity_level = false;  ///< Gamma = -Phi_t (solveVelocities) instead of -(Cdot v)
   };
+
+  /// Main pass and back-substitution for pass_.
+  int run();
 
   /// The rows and Gamma of the connections assembled at `node`.
   void evaluateConnections(const Node& node);

@@ -181,6 +181,14 @@ class Formulation {
   };
   virtual StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
                                 Eigen::Ref<VecX> u);
+  /// Called when the simulation starts or stops evaluating on the constraints (Evaluation::
+  /// project, near a singular configuration), at the positions x before the integrator restarts
+  /// from u. May rewrite u for the same motion (HDCA: its momenta become joint velocities there,
+  /// hdca.hpp). Returns "" or why it cannot.
+  virtual std::string evaluationModeChanged(const Model&, DynamicsWorkspace&, const State&, bool /*project*/,
+                                            Eigen::Ref<VecX> /*u*/) {
+    return {};
+  }
   /// Whether the formulation can go through a singular configuration (sim/simulation.hpp steps
   /// across it). Elimination and partitioning cannot: their kept equations or independent
   /// coordinates turn dependent there, and what they compute past it need not be the motion.

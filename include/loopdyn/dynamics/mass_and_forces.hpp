@@ -12,6 +12,10 @@
 
 namespace loopdyn {
 
+/// A body's rotational inertia about its centre of mass in world axes, R J R^T (2D: J_zz on the
+/// diagonal, of which only (2, 2) counts).
+Mat3 worldInertia(const Model& model, const Body& body, const BodyMotion& m);
+
 /// Fills M (nv x nv, block diagonal) from the bodies' orientations in `motion` (per body).
 void massMatrix(const Model& model, const std::vector<BodyMotion>& motion, MatX& M);
 

@@ -64,6 +64,9 @@ class JointModel {
   MatX planarMotionSubspace(const Scalar* q) const;
   MatX planarConstraintSubspace(const Scalar* q) const;
 
+  /// dS/dt at joint velocities v (only the universal joint's second axis turns, with its first
+  /// angle; every other S is constant).
+  MotionSubspace motionSubspaceRate(const Scalar* q, const Scalar* v) const;
   /// Sdot(q, qdot) v: the part of the relative twist's derivative that is not S a (only the
   /// universal joint's second axis turns with its first angle), [pddot; omegadot] in frame 1.
   Vec6 biasTwist(const Scalar* q, const Scalar* v) const;

@@ -52,6 +52,10 @@ class TreeKinematics {
   /// parallel axes: the joint's equations admit both).
   void relativeState(const State& x, VecX& q_r, VecX& v_r, const VecX* reference = nullptr) const;
 
+  /// The joint velocities v_r of x's body velocities at its joint coordinates x.q_r (the velocity
+  /// half of relativeState: exact when the tree joints' velocity equations hold).
+  void jointVelocities(const State& x, VecX& v_r) const;
+
   /// Body accelerations A = J a_r + Jdot v_r (Model's velocity layout: the centre of mass's
   /// acceleration and the angular acceleration, world frame) for joint accelerations a_r.
   void absoluteAccelerations(const VecX& q_r, const VecX& v_r, const VecX& a_r, VecX& A) const;

@@ -1,0 +1,381 @@
+#include "loopdyn/dynamics/hdca.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "loopdyn/common/check.hpp"
+#include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/kinematics/constraint_equations.hpp"
+#include "loopdyn/kinematics/constraint_evaluation.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+/// Body b's entries of a Model-layout vector as [linear; angular] (2D: x, y and z only).
+Vec6 bodyVector(const Model& model, const VecX& X, BodyIndex b) {
+  Vec6 out = Vec6::Zero();
+  if (model.dimension() == 2)
+    out << X(3 * b), X(3 * b + 1), 0, 0, 0, X(3 * b + 2);
+  else
+    out = X.segment<6>(6 * b);
+  return out;
+}
+
+void addBodyVector(const Model& model, BodyIndex b, const Vec6& w, VecX& X) {
+  if (b == kGround) return;
+  if (model.dimension() == 2) {
+    X(3 * b) += w(0);
+    X(3 * b + 1) += w(1);
+    X(3 * b + 2) += w(5);
+  } else {
+    X.segment<6>(6 * b) += w;
+  }
+}
+
+/// The jets of connection (joint or driver) between m1 and m2: its rows.
+int connectionJets(const Model& model, int joint, int driver, const BodyMotion& m1, const BodyMotion& m2, Scalar t,
+                   std::array<Jet, 6>& jets) {
+  if (joint >= 0) {
+    const Joint& j = model.joints()[static_cast<std::size_t>(joint)];
+    jointEquations(model.dimension(), j, m1, m2, std::span<Jet>(jets.data(), static_cast<std::size_t>(j.rows)));
+    return j.rows;
+  }
+  jets[0] = driverEquation(model, model.drivers()[static_cast<std::size_t>(driver)], m1, m2, t);
+  return 1;
+}
+
+}  // namespace
+
+Eigen::Matrix<Scalar, 12, 1> constraintRateTransposed(const Model& model, int joint, int driver, const BodyMotion& m1,
+                                                      const BodyMotion& m2, Scalar t, const Scalar* sigma) {
+  Eigen::Matrix<Scalar, 12, 1> out = Eigen::Matrix<Scalar, 12, 1>::Zero();
+  if (joint >= 0 && model.joints()[static_cast<std::size_t>(joint)].type == JointType::KnifeEdge) {
+    // the row n . v_K (n = the marker's y axis, v_K = v + w x a, a = the contact point's arm) of
+    // direction W = (v_W, w_W), differentiated along the motion V: n' = w_V x n, a' = w_V x a,
+    //   (w_V x n) . (v_W + w_W x a) + n . (w_W x (w_V x a))
+    const MarkerFrame& marker = model.joints()[static_cast<std::size_t>(joint)].first;
+    const Vec3 n = m1.R * marker.orientation.col(1), arm = m1.R * marker.position;
+    const Vec3 n_dot = m1.w.cross(n);
+    out.head<3>() = sigma[0] * n_dot;
+    out.segment<3>(3) = sigma[0] * (arm.cross(n_dot) + m1.w.cross(arm).cross(n));
+    return out;
+  }
+  // B(V, W) = Cdot_V W, the rate of a row along V applied to W. The jets' ddot along a constant
+  // velocity X is B(X, X), so (ddot(V + W) - ddot(V - W)) / 4 is B's symmetric part; for a
+  // holonomic row d(C) = 0 gives B(V, W) - B(W, V) = C [V, W], and the fields of constant world
+  // velocities have [V, W] = -(w_V x w_W) on each body's rotation (right-invariant fields on
+  // SO(3)), nothing on the translations.
+  std::array<Jet, 6> at, plus, minus;
+  const int rows = connectionJets(model, joint, driver, m1, m2, t, at);
+  const bool planar = model.dimension() == 2;
+  for (int k = 0; k < 12; ++k) {
+    const int slot = k / 6, c = k % 6;
+    if (planar && c != 0 && c != 1 && c != 5) continue;
+    const BodyMotion& m = slot == 0 ? m1 : m2;
+    if (m.ground) continue;  // (a wrench on ground does nothing)
+    BodyMotion p = m, q = m;
+    Vec3& vp = c < 3 ? p.v : p.w;
+    Vec3& vq = c < 3 ? q.v : q.w;
+    vp(c % 3) += 1;
+    vq(c % 3) -= 1;
+    connectionJets(model, joint, driver, slot == 0 ? p : m1, slot == 0 ? m2 : p, t, plus);
+    connectionJets(model, joint, driver, slot == 0 ? q : m1, slot == 0 ? m2 : q, t, minus);
+    Vec3 bracket = Vec3::Zero();  // -(w_V x e) where W = e turns the body
+    if (c >= 3) bracket = -m.w.cross(Vec3::Unit(c - 3));
+    for (int r = 0; r < rows; ++r) {
+      const Jet& row = at[static_cast<std::size_t>(r)];
+      const Scalar symmetric = (plus[static_cast<std::size_t>(r)].ddot - minus[static_cast<std::size_t>(r)].ddot) / 4;
+      const Scalar antisymmetric = row.grad.segment<3>(6 * slot + 3).dot(bracket) / 2;
+      out(k) += sigma[r] * (symmetric + antisymmetric);
+    }
+  }
+  return out;
+}
+
+HamiltonianDca::HamiltonianDca(const Model& model, const TreeKinematics& tree)
+    : tree_(tree), dca_(model), scaling_(constraintScaling(model)) {
+  const Topology& topology = model.topology();
+  const auto nb = static_cast<std::size_t>(model.nb());
+  links_.resize(nb);
+  axes_.resize(nb);
+  motion_.resize(nb);
+  momentum_.resize(nb);
+  load_.resize(nb);
+  for (BodyIndex b = 0; b < model.nb(); ++b) {
+    const TreeLink& tl = topology.links[static_cast<std::size_t>(b)];
+    Link& link = links_[static_cast<std::size_t>(b)];
+    link.child = b;
+    link.parent = tl.parent;
+    link.model = &tree.joint(b);
+    link.q_offset = tl.q_offset;
+    link.v_offset = tl.v_offset;
+    if (tl.joint < 0) {
+      link.second.body = b;  // a floating body: ground's origin to the body's
+    } else {
+      const Joint& joint = model.joints()[static_cast<std::size_t>(tl.joint)];
+      link.first = joint.first;
+      link.second = joint.second;
+    }
+    link.frame1_body = link.first.body;
+  }
+  const auto& connections = dca_.connections();
+  for (std::size_t i = 0; i < connections.size(); ++i) {
+    const DivideAndConquer::Connection& c = connections[i];
+    if (c.driver >= 0 || topology.roles[static_cast<std::size_t>(c.joint)] != JointRole::Tree)
+      cut_.push_back(static_cast<int>(i));
+  }
+}
+
+void HamiltonianDca::linkAxes(const Model& model, const State& x, const std::vector<BodyMotion>& motion, bool rates) {
+  for (BodyIndex b = 0; b < model.nb(); ++b) {
+    const Link& link = links_[static_cast<std::size_t>(b)];
+    LinkAxes& a = axes_[static_cast<std::size_t>(b)];
+    // frame 1 (on the parent, or on the child for a joint traversed backwards) and frame 2's origin
+    const BodyMotion& m1 = motionOf(motion, link.frame1_body);
+    const Vec3 arm1 = m1.R * link.first.position;
+    a.R1 = m1.R * link.first.orientation;
+    const Scalar* q = x.q_r.data() + link.q_offset;
+    const Vec3 p = a.R1 * link.model->pose(q).p;
+    a.o2 = m1.r + arm1 + p;
+    a.S_local = link.model->motionSubspace(q);
+    a.sign = link.frame1_body == b ? -1 : 1;  // backwards: the child moves by -S u
+    const int nv = link.model->nv();
+    a.S.resize(6, nv);
+    MotionSubspace S_rate;
+    Vec3 o2_dot = Vec3::Zero();
+    if (rates) {
+      const Scalar* u = x.v_r.data() + link.v_offset;
+      S_rate = link.model->motionSubspaceRate(q, u);
+      const Vec6 twist = a.S_local * Eigen::Map<const VecX>(u, nv);
+      o2_dot = m1.v + m1.w.cross(arm1) + m1.w.cross(p) + a.R1 * twist.head<3>();
+      a.S_dot.resize(6, nv);
+    }
+    // the column of u_j: frame 2 moves by R1 S_j relative to frame 1, at o2; about the world
+    // origin [s_v + o2 x s_w; s_w], and its rate with R1' = [w1 x] R1 and o2's velocity
+    for (int j = 0; j < nv; ++j) {
+      const Vec3 s_v = a.R1 * a.S_local.col(j).head<3>(), s_w = a.R1 * a.S_local.col(j).tail<3>();
+      a.S.col(j) << a.sign * (s_v + a.o2.cross(s_w)), a.sign * s_w;
+      if (!rates) continue;
+      const Vec3 s_w_dot = m1.w.cross(s_w) + a.R1 * S_rate.col(j).tail<3>();
+      const Vec3 s_v_dot = m1.w.cross(s_v) + a.R1 * S_rate.col(j).head<3>();
+      a.S_dot.col(j) << a.sign * (s_v_dot + o2_dot.cross(s_w) + a.o2.cross(s_w_dot)), a.sign * s_w_dot;
+    }
+  }
+}
+
+void HamiltonianDca::subtreeSums(const Model& model, std::vector<Vec6>& own) const {
+  const std::vector<BodyIndex>& order = model.topology().order;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const BodyIndex parent = links_[static_cast<std::size_t>(*it)].parent;
+    if (parent != kGround) own[static_cast<std::size_t>(parent)] += own[static_cast<std::size_t>(*it)];
+  }
+}
+
+namespace {
+
+/// [f; n] with n about c, as a spatial vector about the world origin: [f; n + c x f].
+Vec6 aboutOrigin(const Vec6& w, const Vec3& c) {
+  Vec6 out = w;
+  out.tail<3>() += c.cross(w.head<3>());
+  return out;
+}
+
+}  // namespace
+
+void HamiltonianDca::momenta(const Model& model, const State& x, const VecX& sigma, VecX& p) {
+  for (BodyIndex b = 0; b < model.nb(); ++b) motion_[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+  linkAxes(model, x, motion_, false);
+  for (BodyIndex b = 0; b < model.nb(); ++b) {
+    const BodyMotion& m = motion_[static_cast<std::size_t>(b)];
+    const Body& body = model.bodies()[static_cast<std::size_t>(b)];
+    momentum_[static_cast<std::size_t>(b)] << body.mass * m.v, worldInertia(model, body, m) * m.w;
+  }
+  if (sigma.size() > 0) {
+    std::array<Jet, 6> jets;
+    for (const int ci : cut_) {
+      const DivideAndConquer::Connection& c = dca_.connections()[static_cast<std::size_t>(ci)];
+      const int rows = connectionJets(model, c.joint, c.driver, motionOf(motion_, c.bodies[0]),
+                                      motionOf(motion_, c.bodies[1]), x.t, jets);
+      for (int r = 0; r < rows; ++r)
+        for (int slot = 0; slot < 2; ++slot)
+          if (c.bodies[static_cast<std::size_t>(slot)] != kGround)
+            momentum_[static_cast<std::size_t>(c.bodies[static_cast<std::size_t>(slot)])] +=
+                sigma(c.row + r) * jets[static_cast<std::size_t>(r)].grad.segment<6>(6 * slot).transpose();
+    }
+  }
+  for (BodyIndex b = 0; b < model.nb(); ++b)
+    momentum_[static_cast<std::size_t>(b)] =
+        aboutOrigin(momentum_[static_cast<std::size_t>(b)], motion_[static_cast<std::size_t>(b)].r);
+  subtreeSums(model, momentum_);
+  p.resize(tree_.nv());
+  for (BodyIndex b = 0; b < model.nb(); ++b) {
+    const Link& link = links_[static_cast<std::size_t>(b)];
+    p.segment(link.v_offset, link.model->nv()) =
+        axes_[static_cast<std::size_t>(b)].S.transpose() * momentum_[static_cast<std::size_t>(b)];
+  }
+}
+
+int HamiltonianDca::velocities(const Model& model, State& x, Eigen::Ref<const VecX> p, VecX& sigma) {
+  tree_.absolutePositions(x.q_r, x.t, x);
+  x.v.setZero(model.nv());
+  for (BodyIndex b = 0; b < model.nb(); ++b) motion_[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+  linkAxes(model, x, motion_, false);
+  // body impulses with J^T P = p: per joint the wrench S p_k at frame 2's origin (frame-1 axes),
+  // on the child with the joint's sign and opposite on the parent
+  P_.setZero(model.nv());
+  for (BodyIndex b = 0; b < model.nb(); ++b) {
+    const Link& link = links_[static_cast<std::size_t>(b)];
+    const LinkAxes& a = axes_[static_cast<std::size_t>(b)];
+    const int nv = link.model->nv();
+    if (nv == 0) continue;
+    const Vec6 local = a.S_local * p.segment(link.v_offset, nv);
+    const Vec3 f = a.R1 * local.head<3>(), tau = a.R1 * local.tail<3>();
+    for (const BodyIndex on : {link.child, link.parent}) {
+      if (on == kGround) continue;
+      const Scalar s = on == link.child ? a.sign : -a.sign;
+      Vec6 w;
+      w << s * f, s * (tau + (a.o2 - motion_[static_cast<std::size_t>(on)].r).cross(f));
+      addBodyVector(model, on, w, P_);
+    }
+  }
+  const int dependent = dca_.solveVelocities(model, motion_, P_, x.t, scaling_, V_, sigma);
+  x.v = V_;
+  tree_.jointVelocities(x, x.v_r);
+  tree_.absoluteState(x.q_r, x.v_r, x.t, x);  // V = J u exactly
+  return dependent;
+}
+
+void HamiltonianDca::momentumRates(const Model& model, const State& x, const std::vector<BodyMotion>& motion,
+                                   const VecX& F, const VecX& sigma, Eigen::Ref<VecX> pdot) {
+  linkAxes(model, x, motion, true);
+  for (BodyIndex b = 0; b < model.nb(); ++b) {
+    const BodyMotion& m = motion[static_cast<std::size_t>(b)];
+    const Body& body = model.bodies()[static_cast<std::size_t>(b)];
+    const Mat3 I = worldInertia(model, body, m);
+    momentum_[static_cast<std::size_t>(b)] << body.mass * m.v, I * m.w;
+    Vec6& load = load_[static_cast<std::size_t>(b)];
+    load = bodyVector(model, F, b);
+    if (model.dimension() == 3) load.tail<3>() += m.w.cross(I * m.w);  // d/dt (M V) holds the gyroscopic term
+  }
+  // the impulses of the rows outside the tree: C_cut^T sigma in the momenta, Cdot_cut^T sigma in the loads
+  std::array<Jet, 6> jets;
+  for (const int ci : cut_) {
+    const DivideAndConquer::Connection& c = dca_.connections()[static_cast<std::size_t>(ci)];
+    const BodyMotion& m1 = motionOf(motion, c.bodies[0]);
+    const BodyMotion& m2 = motionOf(motion, c.bodies[1]);
+    const int rows = connectionJets(model, c.joint, c.driver, m1, m2, x.t, jets);
+    const Eigen::Matrix<Scalar, 12, 1> rate = constraintRateTransposed(model, c.joint, c.driver, m1, m2, x.t, sigma.data() + c.row);
+    for (int slot = 0; slot < 2; ++slot) {
+      const BodyIndex b = c.bodies[static_cast<std::size_t>(slot)];
+      if (b == kGround) continue;
+      for (int r = 0; r < rows; ++r)
+        momentum_[static_cast<std::size_t>(b)] += sigma(c.row + r) * jets[static_cast<std::size_t>(r)].grad.segment<6>(6 * slot).transpose();
+      load_[static_cast<std::size_t>(b)] += rate.segment<6>(6 * slot);
+    }
+  }
+  // about the world origin: d/dt (c x l) = cdot x l + c x ldot
+  for (BodyIndex b = 0; b < model.nb(); ++b) {
+    const BodyMotion& m = motion[static_cast<std::size_t>(b)];
+    Vec6& Pi = momentum_[static_cast<std::size_t>(b)];
+    Vec6& W = load_[static_cast<std::size_t>(b)];
+    W = aboutOrigin(W, m.r);
+    W.tail<3>() += m.v.cross(Pi.head<3>());
+    Pi = aboutOrigin(Pi, m.r);
+  }
+  subtreeSums(model, momentum_);
+  subtreeSums(model, load_);
+  for (BodyIndex b = 0; b < model.nb(); ++b) {
+    const Link& link = links_[static_cast<std::size_t>(b)];
+    const LinkAxes& a = axes_[static_cast<std::size_t>(b)];
+    pdot.segment(link.v_offset, link.model->nv()) =
+        a.S_dot.transpose() * momentum_[static_cast<std::size_t>(b)] + a.S.transpose() * load_[static_cast<std::size_t>(b)];
+  }
+}
+
+HdcaFormulation::HdcaFormulation(const Model& model, int threads)
+    : JointCoordinateFormulation(model), hdca_(model, tree_), accelerations_(model, threads),
+      driven_(!model.drivers().empty()) {
+  hdca_.setThreads(threads);
+}
+
+std::string HdcaFormulation::start(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
+  joint_velocities_ = false;
+  State xs = x;
+  checkStateSize(model, xs);
+  if (std::string problem = jointState(tree_, xs); !problem.empty()) return problem;
+  tree_.absoluteState(xs.q_r, xs.v_r, xs.t, xs);
+  VecX p;
+  hdca_.momenta(model, xs, VecX(), p);
+  u = p;
+  return {};
+}
+
+std::string HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                                      Eigen::Ref<VecX> du, const Evaluation& how) const {
+  LOOPDYN_CHECK(x.q_r.size() == tree_.nq(), name(), ": the state has no joint coordinates");
+  if (joint_velocities_) return JointCoordinateFormulation::evaluate(model, ws, x, u, du, how);
+  if (how.project) {
+    tree_.absolutePositions(x.q_r, x.t, x);
+    x.v.setZero(model.nv());
+    if (std::string problem = projectPositions(model, ws, x); !problem.empty()) return problem;
+    if (std::string problem = jointState(tree_, x); !problem.empty()) return problem;
+  }
+  hdca_.velocities(model, x, u, sigma_);
+  for (BodyIndex b = 0; b < model.nb(); ++b) ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+  hdca_.momentumRates(model, x, ws.kin.motion, ws.F, sigma_, du);
+  evaluateConstraints(model, ws.kin, x);  // (the simulation's checks read the constraints at x)
+  if (how.multipliers || driven_) {
+    // the reactions (and the drivers' power) from the acceleration level at this state
+    static const VecX no_shift;
+    accelerations_.forwardDynamics(model, ws, x, no_shift);
+    return {};
+  }
+  // the accelerations are not computed here; the simulation's finiteness check reads them
+  // (NaN on the bodies whose velocities are not finite, or on all when only pdot is not)
+  ws.a.setZero(model.nv());
+  if (!du.allFinite() || !x.v.allFinite()) {
+    constexpr Scalar nan = std::numeric_limits<Scalar>::quiet_NaN();
+    for (Eigen::Index k = 0; k < ws.a.size(); ++k)
+      if (!std::isfinite(x.v(k)) || x.v.allFinite()) ws.a(k) = nan;
+  }
+  return {};
+}
+
+Formulation::StepOutcome HdcaFormulation::afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step,
+                                                    const State& x, Eigen::Ref<VecX> u) {
+  if (joint_velocities_) return JointCoordinateFormulation::afterStep(model, ws, step, x, u);
+  return {};
+}
+
+std::string HdcaFormulation::evaluationModeChanged(const Model& model, DynamicsWorkspace&, const State& x, bool project,
+                                                   Eigen::Ref<VecX> u) {
+  if (project == joint_velocities_) return {};
+  State xs = x;
+  if (project) {
+    hdca_.velocities(model, xs, u, sigma_);
+    u = xs.v_r;
+  } else {
+    xs.v_r = u;
+    tree_.absoluteState(xs.q_r, xs.v_r, xs.t, xs);
+    VecX p;
+    hdca_.momenta(model, xs, VecX(), p);  // sigma = 0: M_r u
+    u = p;
+  }
+  joint_velocities_ = project;
+  return {};
+}
+
+Scalar HdcaFormulation::constraintPower(const DynamicsWorkspace& ws, const State& x) const {
+  return driven_ ? Formulation::constraintPower(ws, x) : 0;
+}
+
+std::string HdcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool) const {
+  evaluateConstraints(model, ws.kin, x);
+  static const VecX no_shift;
+  accelerations_.forwardDynamics(model, ws, x, no_shift);
+  return {};
+}
+
+}  // namespace loopdyn
