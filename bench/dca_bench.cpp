@@ -5,6 +5,7 @@
 // the same models' right-hand side as the simulation calls it (with the dense constraint
 // evaluation its checks read). Targets (docs/performance.md): <= 200 ns per body on the chain,
 // <= 40 us at N = 64 and <= 150 us at N = 256 on the ladder.
+// The HDCA's right-hand side (issue 18) on the same models, on 1 and 2 threads, beside the DCA's.
 // Run: build/bench/loopdyn_bench --benchmark_filter=Dca
 
 #include <benchmark/benchmark.h>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "loopdyn/dynamics/dca.hpp"
+#include "loopdyn/dynamics/hdca.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "test_models.hpp"
 
@@ -140,6 +142,52 @@ void BM_DcaLadderSimulationRhs(benchmark::State& st) {
   st.counters["bodies"] = model.nb();
 }
 
+/// One HDCA right-hand side (issue 18; HdcaFormulation::evaluate: velocity level by the assembly,
+/// momentum rates, the constraints' evaluation the simulation's checks read) at x's momenta.
+void hdcaRhs(benchmark::State& st, const Model& model, State x, int threads = 1) {
+  HdcaFormulation hdca(model, threads);
+  DynamicsWorkspace ws(model);
+  VecX p(hdca.tree().nv()), pdot(hdca.tree().nv());
+  if (const std::string problem = hdca.start(model, ws, x, p); !problem.empty()) {
+    st.SkipWithError(problem.c_str());
+    return;
+  }
+  for (auto _ : st) {
+    hdca.evaluate(model, ws, x, p, pdot, Evaluation{});
+    benchmark::DoNotOptimize(pdot.data());
+  }
+  st.counters["bodies"] = model.nb();
+  st.counters["per_body"] = benchmark::Counter(static_cast<double>(st.iterations()) * model.nb(),
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_HdcaChainThreads(benchmark::State& st) {
+  const Model model = spatialChain(static_cast<int>(st.range(0)));
+  const TreeKinematics tree(model);
+  hdcaRhs(st, model, chainState(model, tree), static_cast<int>(st.range(1)));
+}
+
+void BM_HdcaLadderThreads(benchmark::State& st) {
+  const Model model = ladder(static_cast<int>(st.range(0)));
+  const TreeKinematics tree(model);
+  hdcaRhs(st, model, ladderState(model, tree), static_cast<int>(st.range(1)));
+}
+
+/// The DCA's right-hand side on the same terms (DcaFormulation::evaluate), for the ratio.
+void BM_DcaChainRhsThreads(benchmark::State& st) {
+  const Model model = spatialChain(static_cast<int>(st.range(0)));
+  const DcaFormulation dca(model, static_cast<int>(st.range(1)));
+  State x = chainState(model, dca.tree());
+  DynamicsWorkspace ws(model);
+  VecX du(dca.tree().nv());
+  const VecX u = x.v_r;
+  for (auto _ : st) {
+    dca.evaluate(model, ws, x, u, du, Evaluation{});
+    benchmark::DoNotOptimize(du.data());
+  }
+  st.counters["bodies"] = model.nb();
+}
+
 }  // namespace
 
 // (up to 512 bodies: models beyond 6000 coordinates are refused while the simulation keeps dense
@@ -149,3 +197,6 @@ BENCHMARK(BM_DcaLadder)->RangeMultiplier(4)->Range(1, 256)->Unit(benchmark::kMic
 BENCHMARK(BM_DcaChainThreads)->ArgsProduct({{128, 512}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_DcaLadderThreads)->ArgsProduct({{64, 256}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_DcaLadderSimulationRhs)->RangeMultiplier(4)->Range(1, 256)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_HdcaChainThreads)->ArgsProduct({{8, 128, 512}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_DcaChainRhsThreads)->ArgsProduct({{8, 128, 512}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_HdcaLadderThreads)->ArgsProduct({{1, 64, 256}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -86,7 +86,7 @@ const bool registered = [] {
   const std::vector<std::pair<std::string, ode::Method>> integrators{
       {"dopri5", ode::Method::Dopri5}, {"bs23", ode::Method::Bs23}, {"adams", ode::Method::Adams}, {"rk4", ode::Method::Rk4}};
   for (const std::string& name : bundledModels()) {
-    for (const std::string method : {"lagrange", "elimination", "partitioning", "projection"})
+    for (const std::string method : {"lagrange", "elimination", "partitioning", "projection", "dca", "hdca"})
       benchmark::RegisterBenchmark(("BM_Rhs/" + name + "/" + method).c_str(), BM_Rhs, name, method);
     for (const std::string method : {"lagrange", "elimination", "partitioning", "projection"})
       for (const auto& [integrator_name, integrator] : integrators)

@@ -325,9 +325,9 @@ std::string HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws,
   for (BodyIndex b = 0; b < model.nb(); ++b) ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   hdca_.momentumRates(model, x, ws.kin.motion, ws.F, sigma_, du);
-  evaluateConstraints(model, ws.kin, x);  // (the simulation's checks read the constraints at x)
   if (how.multipliers || driven_) {
-    // the reactions (and the drivers' power) from the acceleration level at this state
+    // the reactions (and the drivers' power lambda^T b) from the acceleration level at this state
+    evaluateConstraints(model, ws.kin, x);
     static const VecX no_shift;
     accelerations_.forwardDynamics(model, ws, x, no_shift);
     return {};

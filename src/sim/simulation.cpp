@@ -291,7 +291,11 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   // x.v from the formulation's velocity variables u at x's positions, ws.kin evaluated there: u
   // itself for formulations that carry v (constraints only), else through the formulation's map
   auto velocitiesAt = [&](State& x, Eigen::Ref<const VecX> u) -> std::string {
-    if (!formulation.carriesVelocities()) return formulation.evaluate(model, ws, x, u, du, Evaluation{});
+    if (!formulation.carriesVelocities()) {
+      std::string problem = formulation.evaluate(model, ws, x, u, du, Evaluation{});
+      evaluateConstraints(model, ws.kin, x);  // (a right-hand side need not evaluate them: the HDCA's does not)
+      return problem;
+    }
     x.v = u;
     evaluateConstraints(model, ws.kin, x);
     return {};

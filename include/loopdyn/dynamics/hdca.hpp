@@ -130,7 +130,9 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// u = p: fills x.v_r (the joint velocities) and x.v, ws.kin.motion and ws.F, du = pdot; with
   /// how.project the positions are first moved onto the constraints (the velocities then follow
-  /// from p there); with how.multipliers, a model with drivers, or how.project: ws.a and ws.lambda.
+  /// from p there); with how.multipliers, or for a model with drivers, ws.kin (the dense
+  /// constraint evaluation), ws.a and ws.lambda -- otherwise ws.a is zero (NaN where something is
+  /// not finite) and ws.kin is not evaluated: O(n) per right-hand side.
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
   /// The momenta stay what they are when the simulation projects the positions (the velocity
