@@ -44,6 +44,11 @@ void BM_Rhs(benchmark::State& st, const std::string& name, const std::string& me
     return;
   }
   State x = f.state;
+  // (the positions as the integrator carries them: joint coordinates for dca and hdca)
+  const std::unique_ptr<Coordinates> coordinates = formulation->coordinates(f.model);
+  VecX positions(coordinates->size());
+  coordinates->fromState(x, positions);
+  coordinates->toState(x.t, positions, x, true);
   for (auto _ : st) {
     const std::string problem = formulation->evaluate(f.model, ws, x, u, du, Evaluation{});
     benchmark::DoNotOptimize(du.data());

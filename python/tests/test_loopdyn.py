@@ -105,6 +105,9 @@ class Simulation(unittest.TestCase):
         dca = loopdyn.simulate(model, t_end=1, rtol=1e-10, atol=1e-12, method="dca")
         self.assertTrue(dca.ok, dca.failure)
         np.testing.assert_allclose(dca["crank1.phi"], absolute["crank1.phi"], atol=1e-8)
+        hdca = loopdyn.simulate(model, t_end=1, rtol=1e-10, atol=1e-12, method="hdca")
+        self.assertTrue(hdca.ok, hdca.failure)
+        np.testing.assert_allclose(hdca["crank1.phi"], absolute["crank1.phi"], atol=1e-8)
         with self.assertRaises(ValueError):
             loopdyn.simulate(model, t_end=1, method="projection", coordinates="relative")
 

@@ -423,13 +423,18 @@ void DivideAndConquer::backSubstitute(Node& node) {
   }
 }
 
-void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x,
-                                     const VecX& gamma_shift) const {
+void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, const Model& model, DynamicsWorkspace& ws,
+                          const State& x, const VecX& gamma_shift) {
   for (BodyIndex b = 0; b < model.nb(); ++b) ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
-  dca_.solve(model, ws.kin.motion, ws.F, x.t, ws.scaling, gamma_shift, ws.a, ws.lambda);
+  dca.solve(model, ws.kin.motion, ws.F, x.t, ws.scaling, gamma_shift, ws.a, ws.lambda);
   if (!ws.a.allFinite()) return;  // (the simulation names the bodies)
-  tree_.jointAccelerations(x, ws.a, ws.a_r);
+  tree.jointAccelerations(x, ws.a, ws.a_r);
+}
+
+void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                     const VecX& gamma_shift) const {
+  forwardDynamicsByDca(dca_, tree_, model, ws, x, gamma_shift);
 }
 
 std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool) const {

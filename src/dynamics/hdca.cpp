@@ -294,8 +294,7 @@ void HamiltonianDca::momentumRates(const Model& model, const State& x, const std
 }
 
 HdcaFormulation::HdcaFormulation(const Model& model, int threads)
-    : JointCoordinateFormulation(model), hdca_(model, tree_), accelerations_(model, threads),
-      driven_(!model.drivers().empty()) {
+    : JointCoordinateFormulation(model), hdca_(model, tree_), driven_(!model.drivers().empty()) {
   hdca_.setThreads(threads);
 }
 
@@ -328,8 +327,7 @@ std::string HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws,
   if (how.multipliers || driven_) {
     // the reactions (and the drivers' power lambda^T b) from the acceleration level at this state
     evaluateConstraints(model, ws.kin, x);
-    static const VecX no_shift;
-    accelerations_.forwardDynamics(model, ws, x, no_shift);
+    accelerations(model, ws, x);
     return {};
   }
   // the accelerations are not computed here; the simulation's finiteness check reads them
@@ -371,10 +369,14 @@ Scalar HdcaFormulation::constraintPower(const DynamicsWorkspace& ws, const State
   return driven_ ? Formulation::constraintPower(ws, x) : 0;
 }
 
+void HdcaFormulation::accelerations(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+  static const VecX no_shift;
+  forwardDynamicsByDca(hdca_.assembly(), tree_, model, ws, x, no_shift);
+}
+
 std::string HdcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool) const {
   evaluateConstraints(model, ws.kin, x);
-  static const VecX no_shift;
-  accelerations_.forwardDynamics(model, ws, x, no_shift);
+  accelerations(model, ws, x);
   return {};
 }
 

@@ -161,6 +161,12 @@ class DivideAndConquer {
   std::unique_ptr<tbb::task_arena> arena_;  ///< with threads_ > 1
 };
 
+/// One forward-dynamics call by `dca` at x (q, v, q_r, v_r consistent): the bodies' motions
+/// (ws.kin.motion), applied forces (ws.F, ws.F_nc), accelerations ws.a and ws.a_r and every row's
+/// multiplier ws.lambda. gamma_shift as DivideAndConquer::solve.
+void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, const Model& model, DynamicsWorkspace& ws,
+                          const State& x, const VecX& gamma_shift);
+
 /// Forward dynamics by the DCA in relative coordinates (issue 16): the integrator carries the
 /// spanning tree's joint coordinates (joint_coordinate_formulation.hpp), the bodies' accelerations
 /// and every joint's reaction come from DivideAndConquer, the joint accelerations from the bodies'

@@ -59,8 +59,10 @@ class HamiltonianDca {
   void momentumRates(const Model& model, const State& x, const std::vector<BodyMotion>& motion, const VecX& F,
                      const VecX& sigma, Eigen::Ref<VecX> pdot);
 
-  /// The scaled constraint rows' assembly (for reading the tree it built).
+  /// The assembly (DivideAndConquer): the acceleration level runs on it too, so that both levels
+  /// share one tree and one task arena.
   const DivideAndConquer& assembly() const { return dca_; }
+  DivideAndConquer& assembly() { return dca_; }
 
  private:
   /// Joint k's world spatial columns [v_0; omega] (about the world origin, with the child's sign)
@@ -151,8 +153,10 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const override;
 
  private:
+  /// The acceleration level (ws.a, ws.lambda) on hdca_'s assembly.
+  void accelerations(const Model& model, DynamicsWorkspace& ws, const State& x) const;
+
   mutable HamiltonianDca hdca_;
-  DcaFormulation accelerations_;  ///< ws.a and ws.lambda where asked
   mutable VecX sigma_;
   bool driven_ = false;
   bool joint_velocities_ = false;  ///< u holds the joint velocities (near a singular configuration)
