@@ -120,15 +120,17 @@ HamiltonianDca::HamiltonianDca(const Model& model, const TreeKinematics& tree)
     link.frame1_body = link.first.body;
   }
   const auto& connections = dca_.connections();
+  cut_terms_.clear();
   for (std::size_t i = 0; i < connections.size(); ++i) {
     const DivideAndConquer::Connection& c = connections[i];
     if (c.driver >= 0 || topology.roles[static_cast<std::size_t>(c.joint)] != JointRole::Tree)
       cut_.push_back(static_cast<int>(i));
   }
+  cut_terms_.resize(cut_.size());
 }
 
 void HamiltonianDca::linkAxes(const Model& model, const State& x, const std::vector<BodyMotion>& motion, bool rates) {
-  for (BodyIndex b = 0; b < model.nb(); ++b) {
+  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
     const Link& link = links_[static_cast<std::size_t>(b)];
     LinkAxes& a = axes_[static_cast<std::size_t>(b)];
     // frame 1 (on the parent, or on the child for a joint traversed backwards) and frame 2's origin
@@ -161,7 +163,7 @@ void HamiltonianDca::linkAxes(const Model& model, const State& x, const std::vec
       const Vec3 s_v_dot = m1.w.cross(s_v) + a.R1 * S_rate.col(j).head<3>();
       a.S_dot.col(j) << a.sign * (s_v_dot + o2_dot.cross(s_w) + a.o2.cross(s_w_dot)), a.sign * s_w_dot;
     }
-  }
+  });
 }
 
 void HamiltonianDca::subtreeSums(const Model& model, std::vector<Vec6>& own) const {
@@ -219,37 +221,42 @@ void HamiltonianDca::momenta(const Model& model, const State& x, const VecX& sig
 int HamiltonianDca::velocities(const Model& model, State& x, Eigen::Ref<const VecX> p, VecX& sigma) {
   tree_.absolutePositions(x.q_r, x.t, x);
   x.v.setZero(model.nv());
-  for (BodyIndex b = 0; b < model.nb(); ++b) motion_[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+  dca_.parallelFor(model.nb(), kGrain,
+                   [&](BodyIndex b) { motion_[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b); });
   linkAxes(model, x, motion_, false);
-  // body impulses with J^T P = p: per joint the wrench S p_k at frame 2's origin (frame-1 axes),
-  // on the child with the joint's sign and opposite on the parent
+  // body impulses with J^T P = p: per joint the wrench S p_k at frame 2's origin (frame-1 axes,
+  // turned to world axes here), on the child with the joint's sign and opposite on the parent
+  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
+    const Link& link = links_[static_cast<std::size_t>(b)];
+    const LinkAxes& a = axes_[static_cast<std::size_t>(b)];
+    const Vec6 local = a.S_local * p.segment(link.v_offset, link.model->nv());
+    load_[static_cast<std::size_t>(b)] << a.R1 * local.head<3>(), a.R1 * local.tail<3>();
+  });
   P_.setZero(model.nv());
   for (BodyIndex b = 0; b < model.nb(); ++b) {
     const Link& link = links_[static_cast<std::size_t>(b)];
     const LinkAxes& a = axes_[static_cast<std::size_t>(b)];
-    const int nv = link.model->nv();
-    if (nv == 0) continue;
-    const Vec6 local = a.S_local * p.segment(link.v_offset, nv);
-    const Vec3 f = a.R1 * local.head<3>(), tau = a.R1 * local.tail<3>();
+    const Vec6& wrench = load_[static_cast<std::size_t>(b)];
     for (const BodyIndex on : {link.child, link.parent}) {
       if (on == kGround) continue;
       const Scalar s = on == link.child ? a.sign : -a.sign;
       Vec6 w;
-      w << s * f, s * (tau + (a.o2 - motion_[static_cast<std::size_t>(on)].r).cross(f));
+      w << s * wrench.head<3>(),
+          s * (wrench.tail<3>() + (a.o2 - motion_[static_cast<std::size_t>(on)].r).cross(wrench.head<3>()));
       addBodyVector(model, on, w, P_);
     }
   }
   const int dependent = dca_.solveVelocities(model, motion_, P_, x.t, scaling_, V_, sigma);
+  // (V satisfies the tree joints' velocity equations to rounding, as every other row: u is exact)
   x.v = V_;
   tree_.jointVelocities(x, x.v_r);
-  tree_.absoluteState(x.q_r, x.v_r, x.t, x);  // V = J u exactly
   return dependent;
 }
 
 void HamiltonianDca::momentumRates(const Model& model, const State& x, const std::vector<BodyMotion>& motion,
                                    const VecX& F, const VecX& sigma, Eigen::Ref<VecX> pdot) {
   linkAxes(model, x, motion, true);
-  for (BodyIndex b = 0; b < model.nb(); ++b) {
+  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
     const BodyMotion& m = motion[static_cast<std::size_t>(b)];
     const Body& body = model.bodies()[static_cast<std::size_t>(b)];
     const Mat3 I = worldInertia(model, body, m);
@@ -257,40 +264,46 @@ void HamiltonianDca::momentumRates(const Model& model, const State& x, const std
     Vec6& load = load_[static_cast<std::size_t>(b)];
     load = bodyVector(model, F, b);
     if (model.dimension() == 3) load.tail<3>() += m.w.cross(I * m.w);  // d/dt (M V) holds the gyroscopic term
-  }
-  // the impulses of the rows outside the tree: C_cut^T sigma in the momenta, Cdot_cut^T sigma in the loads
-  std::array<Jet, 6> jets;
-  for (const int ci : cut_) {
-    const DivideAndConquer::Connection& c = dca_.connections()[static_cast<std::size_t>(ci)];
+  });
+  // the impulses of the rows outside the tree: C_cut^T sigma in the momenta, Cdot_cut^T sigma in
+  // the loads (per connection in parallel, then added to the bodies in order)
+  dca_.parallelFor(static_cast<int>(cut_.size()), kCutGrain, [&](int i) {
+    const DivideAndConquer::Connection& c = dca_.connections()[static_cast<std::size_t>(cut_[static_cast<std::size_t>(i)])];
     const BodyMotion& m1 = motionOf(motion, c.bodies[0]);
     const BodyMotion& m2 = motionOf(motion, c.bodies[1]);
+    std::array<Jet, 6> jets;
     const int rows = connectionJets(model, c.joint, c.driver, m1, m2, x.t, jets);
-    const Eigen::Matrix<Scalar, 12, 1> rate = constraintRateTransposed(model, c.joint, c.driver, m1, m2, x.t, sigma.data() + c.row);
+    CutTerms& terms = cut_terms_[static_cast<std::size_t>(i)];
+    terms.impulse.setZero();
+    for (int r = 0; r < rows; ++r) terms.impulse += sigma(c.row + r) * jets[static_cast<std::size_t>(r)].grad.transpose();
+    terms.rate = constraintRateTransposed(model, c.joint, c.driver, m1, m2, x.t, sigma.data() + c.row);
+  });
+  for (std::size_t i = 0; i < cut_.size(); ++i) {
+    const DivideAndConquer::Connection& c = dca_.connections()[static_cast<std::size_t>(cut_[i])];
     for (int slot = 0; slot < 2; ++slot) {
       const BodyIndex b = c.bodies[static_cast<std::size_t>(slot)];
       if (b == kGround) continue;
-      for (int r = 0; r < rows; ++r)
-        momentum_[static_cast<std::size_t>(b)] += sigma(c.row + r) * jets[static_cast<std::size_t>(r)].grad.segment<6>(6 * slot).transpose();
-      load_[static_cast<std::size_t>(b)] += rate.segment<6>(6 * slot);
+      momentum_[static_cast<std::size_t>(b)] += cut_terms_[i].impulse.segment<6>(6 * slot);
+      load_[static_cast<std::size_t>(b)] += cut_terms_[i].rate.segment<6>(6 * slot);
     }
   }
   // about the world origin: d/dt (c x l) = cdot x l + c x ldot
-  for (BodyIndex b = 0; b < model.nb(); ++b) {
+  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
     const BodyMotion& m = motion[static_cast<std::size_t>(b)];
     Vec6& Pi = momentum_[static_cast<std::size_t>(b)];
     Vec6& W = load_[static_cast<std::size_t>(b)];
     W = aboutOrigin(W, m.r);
     W.tail<3>() += m.v.cross(Pi.head<3>());
     Pi = aboutOrigin(Pi, m.r);
-  }
+  });
   subtreeSums(model, momentum_);
   subtreeSums(model, load_);
-  for (BodyIndex b = 0; b < model.nb(); ++b) {
+  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
     const Link& link = links_[static_cast<std::size_t>(b)];
     const LinkAxes& a = axes_[static_cast<std::size_t>(b)];
     pdot.segment(link.v_offset, link.model->nv()) =
         a.S_dot.transpose() * momentum_[static_cast<std::size_t>(b)] + a.S.transpose() * load_[static_cast<std::size_t>(b)];
-  }
+  });
 }
 
 HdcaFormulation::HdcaFormulation(const Model& model, int threads)
@@ -321,7 +334,9 @@ std::string HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws,
     if (std::string problem = jointState(tree_, x); !problem.empty()) return problem;
   }
   hdca_.velocities(model, x, u, sigma_);
-  for (BodyIndex b = 0; b < model.nb(); ++b) ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+  hdca_.assembly().parallelFor(model.nb(), 64, [&](BodyIndex b) {
+    ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+  });
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   hdca_.momentumRates(model, x, ws.kin.motion, ws.F, sigma_, du);
   if (how.multipliers || driven_) {

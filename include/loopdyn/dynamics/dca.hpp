@@ -34,6 +34,8 @@
 #include <memory>
 #include <vector>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "loopdyn/dynamics/joint_coordinate_formulation.hpp"
@@ -75,6 +77,22 @@ class DivideAndConquer {
   int threads() const { return threads_; }
   /// Subtrees with fewer bodies run on one thread: a task costs about a microsecond, a node a few.
   static constexpr int kParallelBodies = 32;
+
+  /// body(k) for k = 0 .. count - 1, independent items, shared out among this object's threads in
+  /// chunks of at least `grain` (in order on one thread, or when there are fewer than 2 chunks).
+  /// For the per-body and per-joint loops beside the assembly (the HDCA's momentum pass).
+  template <class Body>
+  void parallelFor(int count, int grain, const Body& body) {
+    if (!arena_ || count < 2 * grain) {
+      for (int k = 0; k < count; ++k) body(k);
+      return;
+    }
+    arena_->execute([&] {
+      tbb::parallel_for(tbb::blocked_range<int>(0, count, grain), [&](const tbb::blocked_range<int>& range) {
+        for (int k = range.begin(); k < range.end(); ++k) body(k);
+      });
+    });
+  }
 
  /// The assembly as built (read by the uniqueness analysis, dca_uniqueness.hpp).
   struct Connection {

@@ -86,6 +86,14 @@ class HamiltonianDca {
     int q_offset = 0, v_offset = 0;
   };
 
+  /// Items per task of the per-body and per-joint loops, and of the cut connections (each a few
+  /// microseconds: their constraint rates).
+  static constexpr int kGrain = 64, kCutGrain = 8;
+  /// One cut connection's sigma^T C and sigma^T Cdot on its two bodies.
+  struct CutTerms {
+    Eigen::Matrix<Scalar, 12, 1> impulse, rate;
+  };
+
   const TreeKinematics& tree_;
   DivideAndConquer dca_;
   ConstraintScaling scaling_;
@@ -95,6 +103,7 @@ class HamiltonianDca {
   std::vector<BodyMotion> motion_;          ///< positions (velocity level)
   VecX P_, V_;                              ///< body impulses and velocities
   std::vector<Vec6> momentum_, load_;       ///< per body, spatial (world origin)
+  std::vector<CutTerms> cut_terms_;         ///< per entry of cut_
 };
 
 /// sigma^T Cdot_c: the rate of connection c's rows (joint `joint` or driver `driver` between the
