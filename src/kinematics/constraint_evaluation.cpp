@@ -9,7 +9,9 @@ namespace loopdyn {
 
 KinematicsWorkspace::KinematicsWorkspace(const Model& model)
     : Phi(VecX::Zero(model.m())),
-      C(MatX::Zero(model.nc(), model.nv())),
+      // (a model past compile's dense size limit, built for the DCA's right-hand sides alone, has
+      // its C sized when first evaluated)
+      C(model.nc() <= kLargestDenseSize && model.nv() <= kLargestDenseSize ? MatX::Zero(model.nc(), model.nv()) : MatX()),
       b(VecX::Zero(model.nc())),
       Gamma(VecX::Zero(model.nc())),
       motion(static_cast<std::size_t>(model.nb())) {}
@@ -48,7 +50,7 @@ void evaluateConstraints(const Model& model, KinematicsWorkspace& ws, const Stat
   checkStateSize(model, x);
   for (int body = 0; body < model.nb(); ++body)
     ws.motion[static_cast<std::size_t>(body)] = bodyMotion(model, x.q, x.v, body);
-  ws.C.setZero();
+  ws.C.setZero(model.nc(), model.nv());
   std::array<Jet, 6> jets;
   for (const Joint& joint : model.joints()) {
     const std::span<Jet> out(jets.data(), static_cast<std::size_t>(joint.rows));

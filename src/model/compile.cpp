@@ -93,10 +93,6 @@ constexpr Scalar kSmallestFraction = 1e-12;
 /// cannot be assembled or simulated to any useful accuracy.
 constexpr Scalar kFarthestPosition = 1e6;
 
-/// Largest number of velocity coordinates, and of constraint equations, of a model: dense
-/// matrices of 6000 x 6000 take 0.29 GB each and a factorisation some minutes.
-constexpr int kLargestDenseSize = 6000;
-
 /// Masses and inertias out of all proportion to the model's, and gravity or stiffness whose
 /// energies overflow: each a plain model error (nothing downstream can make sense of them).
 void checkPhysicalScales(const ModelSpec& spec, Checker& check) {
@@ -195,7 +191,7 @@ Scalar characteristicLength(const ModelSpec& spec, const Model& model) {
 
 }  // namespace
 
-Model compile(const ModelSpec& spec) {
+Model compile(const ModelSpec& spec, const CompileOptions& options) {
   Checker check;
   Model model;
   model.name_ = spec.name;
@@ -394,7 +390,7 @@ Model compile(const ModelSpec& spec) {
 
   // every formulation so far holds C and its factors as dense matrices (the relative-coordinate
   // DCA formulations will not): beyond this the memory and the O(n^3) factorisations are out of reach
-  if (model.nv() > kLargestDenseSize || model.nc() > kLargestDenseSize)
+  if (options.dense_size_limit && (model.nv() > kLargestDenseSize || model.nc() > kLargestDenseSize))
     check.error(spec.where, "the model is too large: n = ", model.nv(), " velocity coordinates and ", model.nc(),
                 " constraint equations, beyond loopdyn's limit of ", kLargestDenseSize,
                 " for each (its formulations keep dense n x (m + h) matrices: ",

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/model/model.hpp"
 #include "test_models.hpp"
 
@@ -71,6 +72,23 @@ TEST(Compile, ModelsBeyondTheDenseLimitAreRefusedWithTheirSizeBeforeAnythingIsAl
               std::string::npos)
         << e.what();
   }
+}
+
+// Without the dense limit (CompileOptions: the DCA's and HDCA's right-hand sides alone, as their
+// benchmarks build 65536-body chains) the same chain compiles, and a constraint workspace holds no
+// dense C until it is evaluated.
+TEST(Compile, TheDenseLimitCanBeLiftedWhereNothingDenseIsBuilt) {
+  test::RandomMechanismOptions chain;
+  chain.bodies = 2500;
+  chain.serial = true;
+  chain.tree_types = {JointType::Revolute};
+  std::mt19937 rng(1);
+  CompileOptions options;
+  options.dense_size_limit = false;
+  const Model model = compile(test::randomMechanismSpec(2, rng, chain), options);
+  EXPECT_EQ(model.nv(), 7500);
+  const KinematicsWorkspace kin(model);
+  EXPECT_EQ(kin.C.size(), 0);
 }
 
 TEST(Compile, CharacteristicLengthFollowsModelScale) {

@@ -146,7 +146,7 @@ class Model {
   const std::vector<bool>& heldBodies() const { return held_; }
 
  private:
-  friend Model compile(const ModelSpec& spec);
+  friend Model compile(const ModelSpec& spec, const struct CompileOptions& options);
   std::string name_, description_;
   int dimension_ = 2;
   int m_ = 0, h_ = 0;
@@ -170,10 +170,23 @@ class Model {
 /// not act on the body; a pair listed twice; an empty group). Messages name no file location.
 std::vector<std::string> resolveGroup(const Model& model, const GroupSpec& spec, Group& out);
 
+/// Largest number of velocity coordinates, and of constraint equations, of a model that compile
+/// accepts by default: dense matrices of 6000 x 6000 take 0.29 GB each and a factorisation some
+/// minutes.
+inline constexpr int kLargestDenseSize = 6000;
+
+/// What compile checks beyond the model itself.
+struct CompileOptions {
+  /// Refuse models above 6000 velocity coordinates or constraint equations: the simulation and the
+  /// analyses keep dense n x (m + h) matrices. Off only where nothing dense is built (the DCA's and
+  /// HDCA's right-hand sides alone, as their benchmarks call them).
+  bool dense_size_limit = true;
+};
+
 /// Checks a spec and builds the immutable Model. Throws ModelError listing every problem found
 /// (unknown or duplicate names, a joint on one body twice, non-positive mass, inertia not
-/// symmetric positive-definite, a joint type not available in the dimension, ...), each with
-/// the file:line:col where it was written.
-Model compile(const ModelSpec& spec);
+/// symmetric positive-definite, a joint type not available in the dimension, too large for dense
+/// matrices, ...), each with the file:line:col where it was written.
+Model compile(const ModelSpec& spec, const CompileOptions& options = {});
 
 }  // namespace loopdyn
