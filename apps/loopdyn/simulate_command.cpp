@@ -287,7 +287,8 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "Formulation: lagrange (least-norm multipliers), elimination (redundant equations removed), "
                   "partitioning (independent coordinates by the projective criterion, paper 003), projection (QR "
                   "tangent basis with continuation, paper 004), dca (Featherstone's divide-and-conquer algorithm on the assembly "
-                  "tree, in joint coordinates, paper 000)")
+                  "tree, in joint coordinates, paper 000), hdca (its Hamiltonian form: joint canonical momenta, "
+                  "velocity constraints held to rounding, paper 002)")
       ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection", "dca", "hdca"}))
       ->capture_default_str();
   cmd->add_option("--columns", o->columns,
