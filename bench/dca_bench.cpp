@@ -139,11 +139,10 @@ void BM_DcaLadderThreads(benchmark::State& st) {
   forwardDynamics(st, model, ladderState(model, tree), static_cast<int>(st.range(1)));
 }
 
-/// The right-hand side as the simulation evaluates it (Formulation::evaluate).
-void BM_DcaLadderSimulationRhs(benchmark::State& st) {
-  const Model model = ladder(static_cast<int>(st.range(0)));
-  const DcaFormulation dca(model);
-  State x = ladderState(model, dca.tree());
+/// The DCA's right-hand side as the simulation evaluates it (Formulation::evaluate: the forward
+/// dynamics and the dense constraint evaluation its checks read) at x's joint velocities.
+void dcaRhs(benchmark::State& st, const Model& model, State x, int threads = 1) {
+  const DcaFormulation dca(model, threads);
   DynamicsWorkspace ws(model);
   VecX du(dca.tree().nv());
   const VecX u = x.v_r;
@@ -152,6 +151,12 @@ void BM_DcaLadderSimulationRhs(benchmark::State& st) {
     benchmark::DoNotOptimize(du.data());
   }
   st.counters["bodies"] = model.nb();
+}
+
+void BM_DcaLadderSimulationRhs(benchmark::State& st) {
+  const Model model = ladder(static_cast<int>(st.range(0)));
+  const TreeKinematics tree(model);
+  dcaRhs(st, model, ladderState(model, tree));
 }
 
 /// One HDCA right-hand side (issue 18; HdcaFormulation::evaluate: velocity level by the assembly,
@@ -185,19 +190,11 @@ void BM_HdcaLadderThreads(benchmark::State& st) {
   hdcaRhs(st, model, ladderState(model, tree), static_cast<int>(st.range(1)));
 }
 
-/// The DCA's right-hand side on the same terms (DcaFormulation::evaluate), for the ratio.
+/// The DCA's right-hand side on the same terms, for the ratio.
 void BM_DcaChainRhsThreads(benchmark::State& st) {
   const Model model = spatialChain(static_cast<int>(st.range(0)));
-  const DcaFormulation dca(model, static_cast<int>(st.range(1)));
-  State x = chainState(model, dca.tree());
-  DynamicsWorkspace ws(model);
-  VecX du(dca.tree().nv());
-  const VecX u = x.v_r;
-  for (auto _ : st) {
-    dca.evaluate(model, ws, x, u, du, Evaluation{});
-    benchmark::DoNotOptimize(du.data());
-  }
-  st.counters["bodies"] = model.nb();
+  const TreeKinematics tree(model);
+  dcaRhs(st, model, chainState(model, tree), static_cast<int>(st.range(1)));
 }
 
 }  // namespace
