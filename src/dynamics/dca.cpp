@@ -437,11 +437,14 @@ void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, 
   forwardDynamicsByDca(dca_, tree_, model, ws, x, gamma_shift);
 }
 
-std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool) const {
-  evaluateConstraints(model, ws.kin, x);
+std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const {
+  // the dense constraint evaluation only where something reads it: the reactions' columns,
+  // Baumgarte's terms, the drivers' power lambda^T b (scleronomic rows have b = 0 at any state)
+  const bool stabilized = baumgarte.alpha != 0 || baumgarte.beta != 0;
+  if (multipliers || stabilized || !model.drivers().empty()) evaluateConstraints(model, ws.kin, x);
   // Baumgarte's terms, when on, as the absolute formulations add them (formulation.hpp)
   ws.Gamma.setZero(0);
-  if (baumgarte.alpha != 0 || baumgarte.beta != 0) {
+  if (stabilized) {
     stabilizedGamma(model, ws, x, baumgarte);
     ws.Gamma -= ws.kin.Gamma;
   }

@@ -200,11 +200,14 @@ class DcaFormulation final : public JointCoordinateFormulation {
 
   /// One forward-dynamics call in O(n): at x (q, v, q_r, v_r consistent) the bodies' motions
   /// (ws.kin.motion), applied forces (ws.F, ws.F_nc), accelerations ws.a and ws.a_r and every
-  /// row's multiplier ws.lambda -- without the dense constraint matrix ws.kin.C, which the
-  /// simulation's checks read (solveAt evaluates it too). gamma_shift as DivideAndConquer::solve.
+  /// row's multiplier ws.lambda -- without the dense constraint matrix ws.kin.C. gamma_shift as
+  /// DivideAndConquer::solve.
   void forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x, const VecX& gamma_shift) const;
 
  protected:
+  /// forwardDynamics, with ws.kin evaluated at x where something reads it: with `multipliers` (the
+  /// reactions' columns), Baumgarte's terms, or drivers (their power lambda^T b). A right-hand side
+  /// without them is O(n); the simulation evaluates the constraints itself for its checks.
   std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const override;
 
  private:
