@@ -61,6 +61,20 @@ Eigen::Matrix<Scalar, 12, 1> constraintRateTransposed(const Model& model, int jo
     out.segment<3>(3) = sigma[0] * (arm.cross(n_dot) + m1.w.cross(arm).cross(n));
     return out;
   }
+  if (joint >= 0) {
+    const Joint& j = model.joints()[static_cast<std::size_t>(joint)];
+    const bool planar = model.dimension() == 2;
+    if ((planar && j.type == JointType::Revolute) || (!planar && j.type == JointType::Spherical)) {
+      // rows p1 - p2 alone (constraint_equations.hpp): applied to W, v_W1 + w_W1 x a1 - (v_W2 +
+      // w_W2 x a2) with the markers' arms a_k, whose rate along V is w_Vk x a_k; so sigma^T Cdot
+      // W = w_W1 . ((w_V1 x a1) x sigma) - w_W2 . ((w_V2 x a2) x sigma), no force
+      Vec3 s = Vec3::Zero();
+      s.head(j.rows) = Eigen::Map<const VecX>(sigma, j.rows);
+      if (!m1.ground) out.segment<3>(3) = m1.w.cross(m1.R * j.first.position).cross(s);
+      if (!m2.ground) out.segment<3>(9) = -m2.w.cross(m2.R * j.second.position).cross(s);
+      return out;
+    }
+  }
   // B(V, W) = Cdot_V W, the rate of a row along V applied to W. The jets' ddot along a constant
   // velocity X is B(X, X), so (ddot(V + W) - ddot(V - W)) / 4 is B's symmetric part; for a
   // holonomic row d(C) = 0 gives B(V, W) - B(W, V) = C [V, W], and the fields of constant world
