@@ -51,16 +51,21 @@ TEST(Compile, CollectsEveryProblemWithItsLocation) {
   }
 }
 
-TEST(Compile, ModelsBeyondTheDenseLimitAreRefusedWithTheirSizeBeforeAnythingIsAllocated) {
-  // issue 22: a 1e5-body file ran into std::bad_alloc (or swap) asking for 480 GB of dense C.
-  // 2500 revolute-chained bodies: n = 7500 > 6000. (Reading such files is linear in their size:
-  // 1e4 bodies 0.9 s, 1e5 bodies 8.7 s on the CI machine; that is measured, not tested here.)
+/// 2500 revolute-chained bodies in 2D: n = 7500, beyond the dense limit of 6000.
+ModelSpec chainBeyondTheDenseLimit() {
   test::RandomMechanismOptions chain;
   chain.bodies = 2500;
   chain.serial = true;
   chain.tree_types = {JointType::Revolute};
   std::mt19937 rng(1);
-  ModelSpec spec = test::randomMechanismSpec(2, rng, chain);
+  return test::randomMechanismSpec(2, rng, chain);
+}
+
+TEST(Compile, ModelsBeyondTheDenseLimitAreRefusedWithTheirSizeBeforeAnythingIsAllocated) {
+  // issue 22: a 1e5-body file ran into std::bad_alloc (or swap) asking for 480 GB of dense C.
+  // (Reading such files is linear in their size: 1e4 bodies 0.9 s, 1e5 bodies 8.7 s on the CI
+  // machine; that is measured, not tested here.)
+  ModelSpec spec = chainBeyondTheDenseLimit();
   spec.where = {"chain.yaml", 1, 1};
   try {
     compile(spec);
@@ -78,14 +83,9 @@ TEST(Compile, ModelsBeyondTheDenseLimitAreRefusedWithTheirSizeBeforeAnythingIsAl
 // benchmarks build 65536-body chains) the same chain compiles, and a constraint workspace holds no
 // dense C until it is evaluated.
 TEST(Compile, TheDenseLimitCanBeLiftedWhereNothingDenseIsBuilt) {
-  test::RandomMechanismOptions chain;
-  chain.bodies = 2500;
-  chain.serial = true;
-  chain.tree_types = {JointType::Revolute};
-  std::mt19937 rng(1);
   CompileOptions options;
   options.dense_size_limit = false;
-  const Model model = compile(test::randomMechanismSpec(2, rng, chain), options);
+  const Model model = compile(chainBeyondTheDenseLimit(), options);
   EXPECT_EQ(model.nv(), 7500);
   const KinematicsWorkspace kin(model);
   EXPECT_EQ(kin.C.size(), 0);
