@@ -18,6 +18,7 @@
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
 #include "loopdyn/dynamics/formulation_choice.hpp"
 #include "loopdyn/dynamics/partitioning.hpp"
+#include "loopdyn/dynamics/relative_partitioning.hpp"
 #include "loopdyn/dynamics/projective_criterion.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
@@ -203,19 +204,23 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
     exit_code = kExitOutputError;
     return;
   }
-  if (const auto* partitioning = dynamic_cast<const PartitioningFormulation*>(formulation.get())) {
-    const std::vector<std::string> names = velocityCoordinateNames(model);
+  // the independent coordinates of partitioning, absolute (body velocities) or relative (joint velocities)
+  const auto partitioningSummary = [&](const auto& partitioning, const std::vector<std::string>& names) {
     auto named = [&](const std::vector<int>& set) {
       std::vector<std::string> out;
       for (const int i : set) out.push_back(names[static_cast<std::size_t>(i)]);
       return out;
     };
-    const auto& switches = partitioning->switches();
-    run.independent_initial = named(switches.empty() ? partitioning->partition().independent : switches.front().from);
-    run.independent_final = named(partitioning->partition().independent);
+    const auto& switches = partitioning.switches();
+    run.independent_initial = named(switches.empty() ? partitioning.partition().independent : switches.front().from);
+    run.independent_final = named(partitioning.partition().independent);
     run.coordinate_switches = static_cast<int>(switches.size());
-    run.eliminated = equationNames(model, partitioning->eliminatedEquations());
-  }
+    run.eliminated = equationNames(model, partitioning.eliminatedEquations());
+  };
+  if (const auto* partitioning = dynamic_cast<const PartitioningFormulation*>(formulation.get()))
+    partitioningSummary(*partitioning, velocityCoordinateNames(model));
+  else if (const auto* relative = dynamic_cast<const RelativePartitioningFormulation*>(formulation.get()))
+    partitioningSummary(*relative, jointCoordinateNames(model, 'v'));
   collectWarnings(run);
   // the sidecar (column names and the non-unique ones) beside the CSV, under the same name's stem
   const std::string sidecar = columnsSidecar(columns.names(), columns.nonUniqueNames());
@@ -320,7 +325,7 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--coordinates", o->coordinates,
                   "absolute (every body's own position and orientation) or relative (joint coordinates on the "
                   "spanning tree, `analyze --topology`: the tree joints hold exactly, the others stay constraints; "
-                  "lagrange only so far)")
+                  "every method; dca and hdca always run in joint coordinates)")
       ->check(CLI::IsMember({"absolute", "relative"}))
       ->capture_default_str();
   cmd->add_option("--continuation", o->continuation,

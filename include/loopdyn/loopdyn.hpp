@@ -48,7 +48,7 @@ struct SimulationRequest {
   Scalar t_end = 1;                  ///< simulated time, s (from the assembled state at t = 0)
   Scalar sample = 0.01;              ///< sample interval, s
   std::string method = "lagrange";   ///< lagrange, elimination, partitioning, projection
-  std::string coordinates = "absolute";  ///< absolute or relative (joint coordinates; lagrange only)
+  std::string coordinates = "absolute";  ///< absolute or relative (joint coordinates, every method)
   std::string integrator = "dopri5";  ///< dopri5, bs23, adams, rk4, ...
   Scalar rtol = 1e-8, atol = 1e-10;
 };

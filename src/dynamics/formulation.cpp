@@ -206,35 +206,6 @@ EliminationFormulation::EliminationFormulation(const Model& model, std::vector<i
 
 namespace {
 
-/// Kept rows whose relative pivot falls below this count as dependent (Gram condition above 1e12).
-constexpr Scalar kDependentPivot = 1e-6;
-
-/// Solves with the rows `kept` only: (A_K A_K^T) lambda_K = A_K z0 - Gamma_K (paper 001, eq. (11)
-/// without the eliminated rows). False when the kept rows are (numerically) dependent: a Cholesky
-/// pivot ratio below kDependentPivot.
-bool solveKept(const Model& model, DynamicsWorkspace& ws, const std::vector<int>& kept) {
-  const auto n_kept = static_cast<Eigen::Index>(kept.size());
-  ws.At_K.resize(ws.At.rows(), n_kept);
-  ws.rhs_K.resize(n_kept);
-  for (Eigen::Index k = 0; k < n_kept; ++k) {
-    const int row = kept[static_cast<std::size_t>(k)];
-    ws.At_K.col(k) = ws.At.col(row);
-    ws.rhs_K(k) = ws.scaling.row(row) * ws.Gamma(row);
-  }
-  ws.gram.noalias() = ws.At_K.transpose() * ws.At_K;
-  ws.gram_llt.compute(ws.gram);
-  const VecX d = ws.gram_llt.matrixLLT().diagonal().cwiseAbs();
-  if (ws.gram_llt.info() != Eigen::Success || (n_kept > 0 && d.minCoeff() <= kDependentPivot * d.maxCoeff())) return false;
-  ws.w.noalias() = ws.At_K.transpose() * ws.z0;
-  ws.w -= ws.rhs_K;
-  ws.gram_llt.solveInPlace(ws.w);
-  ws.z = ws.z0;
-  ws.z.noalias() -= ws.At_K * ws.w;
-  ws.lambda.setZero(model.nc());
-  for (Eigen::Index k = 0; k < n_kept; ++k) ws.lambda(kept[static_cast<std::size_t>(k)]) = ws.w(k);
-  return true;
-}
-
 std::string equationList(const Model& model, const std::vector<int>& rows) {
   std::string names;
   for (const int row : rows) names += (names.empty() ? "" : ", ") + model.equations()[static_cast<std::size_t>(row)].name;
@@ -245,38 +216,28 @@ std::string equationList(const Model& model, const std::vector<int>& rows) {
 
 std::string EliminationFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   prepare(model, ws, x, baumgarte);
-  if (solveKept(model, ws, kept_)) {
+  const VecX scaled_gamma = ws.scaling.row.cwiseProduct(ws.Gamma);
+  const auto solveOn = [&](const std::vector<int>& kept) {
+    if (!solver_.solve(ws.At, ws.z0, scaled_gamma, kept)) return false;
+    ws.z = solver_.z;
+    ws.lambda.setZero(model.nc());
+    for (std::size_t k = 0; k < kept.size(); ++k) ws.lambda(kept[k]) = solver_.w(static_cast<Eigen::Index>(k));
     finish(ws);
-    return {};
-  }
+    return true;
+  };
+  if (solveOn(kept_)) return {};
   // The kept rows are dependent here. QR with column pivoting of all of At (the same matrix and
   // the same 1e-6 as the Cholesky test) tells whether the configuration is singular, or within
   // that of one (rank below the number kept), or only the choice went bad.
-  Eigen::ColPivHouseholderQR<MatX> qr(ws.At);
-  qr.setThreshold(kDependentPivot);
-  const auto rank = static_cast<std::size_t>(qr.rank());
-  std::vector<int> dependent_kept;
-  {
-    Eigen::ColPivHouseholderQR<MatX> kept_qr(ws.At(Eigen::all, kept_));
-    kept_qr.setThreshold(kDependentPivot);
-    for (Eigen::Index k = kept_qr.rank(); k < static_cast<Eigen::Index>(kept_.size()); ++k)
-      dependent_kept.push_back(kept_[static_cast<std::size_t>(kept_qr.colsPermutation().indices()(k))]);
-  }
-  if (rank < kept_.size())
-    return "a singular configuration (or within 1e-6 of one): the constraint matrix has rank " + std::to_string(rank) + " here, below the " +
-           std::to_string(kept_.size()) + " equations kept after elimination (dependent: " +
-           equationList(model, dependent_kept) + ")";
-  if (reselect_) {
-    // a regular configuration where the initial choice fails (paper 001, sect. 3.1: which
-    // equations are redundant may depend on the configuration): here, the QR choice
-    std::vector<int> kept(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + rank);
-    std::sort(kept.begin(), kept.end());
-    if (solveKept(model, ws, kept)) {
-      finish(ws);
-      return {};
-    }
-  }
-  return "the equations kept after elimination are dependent here (" + equationList(model, dependent_kept) +
+  const KeptRowsSolver::Diagnosis why = KeptRowsSolver::diagnose(ws.At, kept_);
+  if (why.rank < static_cast<int>(kept_.size()))
+    return "a singular configuration (or within 1e-6 of one): the constraint matrix has rank " + std::to_string(why.rank) +
+           " here, below the " + std::to_string(kept_.size()) + " equations kept after elimination (dependent: " +
+           equationList(model, why.dependent) + ")";
+  // a regular configuration where the initial choice fails (paper 001, sect. 3.1: which equations
+  // are redundant may depend on the configuration): here, the QR choice
+  if (reselect_ && solveOn(why.independent)) return {};
+  return "the equations kept after elimination are dependent here (" + equationList(model, why.dependent) +
          ") although the mechanism is not singular: eliminate other equations";
 }
 

@@ -5,9 +5,77 @@
 #include "loopdyn/dynamics/projection.hpp"
 #include "loopdyn/dynamics/dca.hpp"
 #include "loopdyn/dynamics/hdca.hpp"
+#include "loopdyn/dynamics/relative_elimination.hpp"
 #include "loopdyn/dynamics/relative_lagrange.hpp"
+#include "loopdyn/dynamics/relative_partitioning.hpp"
+#include "loopdyn/dynamics/relative_projection.hpp"
 
 namespace loopdyn {
+
+namespace {
+
+/// Elimination in joint coordinates: only rows outside the spanning tree can go
+/// (relative_elimination.hpp); the same checks as in absolute coordinates.
+BuiltFormulation relativeElimination(const Model& model, const State& x0, const RankReport& rank,
+                                     const FormulationChoice& choice, BuiltFormulation& out) {
+  if (rank.singular) {
+    out.problem = "the initial configuration is singular (rank " + std::to_string(rank.rank) + ", generic rank " +
+                  std::to_string(rank.generic_rank) +
+                  "): elimination would remove equations that are dependent only here; start from a regular "
+                  "configuration or use --method lagrange";
+    return std::move(out);
+  }
+  const TreeKinematics tree(model);
+  const std::vector<int> constraint_rows = jointSpaceConstraintRows(model);
+  const int tree_rows = model.nc() - static_cast<int>(constraint_rows.size());
+  const int rank_r = rank.rank - tree_rows;  // (the tree joints' rows are independent)
+  std::vector<int> rows;
+  if (choice.eliminate.empty()) {
+    rows = RelativeEliminationFormulation::redundantRows(model, tree, x0, rank_r);
+  } else {
+    try {
+      rows = equationRows(model, choice.eliminate);
+    } catch (const InvalidArgument& e) {
+      out.problem = std::string("--eliminate: ") + e.what();
+      return std::move(out);
+    }
+    for (const int row : rows)
+      if (!std::binary_search(constraint_rows.begin(), constraint_rows.end(), row)) {
+        const Equation& equation = model.equations()[static_cast<std::size_t>(row)];
+        out.problem = "--eliminate " + equation.name + ": an equation of " + model.pairs()[static_cast<std::size_t>(equation.pair)].name +
+                      ", a joint of the spanning tree, which joint coordinates satisfy by construction; eliminate "
+                      "equations of joints outside the tree (`loopdyn analyze --topology` lists the cut joints), or "
+                      "use --coordinates absolute";
+        return std::move(out);
+      }
+    const int kept = static_cast<int>(constraint_rows.size()) - static_cast<int>(rows.size());
+    if (kept != rank_r) {
+      out.problem = std::string("--eliminate ") + (kept > rank_r ? "removes too few" : "removes too many") +
+                    " equations: in joint coordinates the constraints outside the spanning tree have rank " +
+                    std::to_string(rank_r) + " of " + std::to_string(constraint_rows.size()) + " rows, so exactly " +
+                    std::to_string(static_cast<int>(constraint_rows.size()) - rank_r) +
+                    " redundant equations must go, not " + std::to_string(rows.size());
+      return std::move(out);
+    }
+  }
+  out.eliminated = equationNames(model, rows);
+  std::unique_ptr<Formulation> formulation;
+  try {
+    formulation = std::make_unique<RelativeEliminationFormulation>(model, rows, choice.eliminate.empty());
+  } catch (const InvalidArgument& e) {
+    out.problem = e.what();
+    return std::move(out);
+  }
+  DynamicsWorkspace ws(model);
+  if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
+    out.problem = "elimination in joint coordinates does not work at the initial state: " + problem;
+    return std::move(out);
+  }
+  out.formulation = std::move(formulation);
+  return std::move(out);
+}
+
+}  // namespace
 
 BuiltFormulation buildFormulation(const Model& model, const State& x0, const FormulationChoice& choice) {
   BuiltFormulation out;
@@ -21,7 +89,7 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
   const auto inJointCoordinates = [&](std::unique_ptr<Formulation> formulation) {
     DynamicsWorkspace ws(model);
     if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty())
-      out.problem = method + ": relative coordinates cannot describe the initial state: " + problem;
+      out.problem = method + " in joint coordinates cannot start from the initial state: " + problem;
     else
       out.formulation = std::move(formulation);
     return std::move(out);
@@ -35,9 +103,13 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
   if (method == "hdca") return inJointCoordinates(std::make_unique<HdcaFormulation>(model, choice.threads));
   if (choice.coordinates == "relative") {
     if (method == "lagrange") return inJointCoordinates(std::make_unique<RelativeLagrangeFormulation>(model));
-    out.problem = "--method " + method +
-                  " is not available in relative coordinates yet: use --method lagrange, dca or hdca with --coordinates "
-                  "relative, or --coordinates absolute";
+    if (method == "projection")
+      return inJointCoordinates(std::make_unique<RelativeProjectionFormulation>(model, rank.generic_rank, choice.continuation));
+    if (method == "partitioning")
+      return inJointCoordinates(std::make_unique<RelativePartitioningFormulation>(
+          model, rank.generic_rank, choice.switching ? kSwitchRatio : 0));
+    if (method == "elimination") return relativeElimination(model, x0, rank, choice, out);
+    out.problem = "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection, dca, hdca)";
     return out;
   }
   if (choice.coordinates != "absolute") {

@@ -13,9 +13,6 @@ namespace loopdyn {
 
 namespace {
 
-/// C_KD with a reciprocal condition estimate below this is singular: the evaluation stops.
-constexpr Scalar kSingularBlock = 1e-13;
-
 std::vector<int> complement(const std::vector<int>& set, int n) {
   std::vector<int> rest;
   for (int i = 0; i < n; ++i)
@@ -23,12 +20,6 @@ std::vector<int> complement(const std::vector<int>& set, int n) {
   return rest;
 }
 
-std::string coordinateList(const Model& model, const std::vector<int>& set) {
-  const std::vector<std::string> names = velocityCoordinateNames(model);
-  std::string out;
-  for (const int i : set) out += (out.empty() ? "" : ", ") + names[static_cast<std::size_t>(i)];
-  return "{" + out + "}";
-}
 
 }  // namespace
 
@@ -46,23 +37,107 @@ Partition choosePartition(const Model& model, DynamicsWorkspace& ws, const MatX&
   return p;
 }
 
-Scalar currentQuality(const Partition& p, DynamicsWorkspace& ws) {
+Scalar currentQuality(const Partition& p, const MatX& M, const MatX& Md) {
   const auto k = static_cast<Eigen::Index>(p.independent.size());
   if (k == 0) return 1;
   // mu = lambda_max(N_I M_d N_I)^-1/2, N_I = diag(M^-1(i,i))^1/2 (see the header)
-  ws.mass_llt.compute(ws.M);
-  const auto n = ws.M.rows();
-  ws.p1.resize(k);
+  const Eigen::LLT<MatX> mass(M);
+  const auto n = M.rows();
+  VecX norms(k), e(n);
   for (Eigen::Index j = 0; j < k; ++j) {
-    ws.vt.setZero(n);
-    ws.vt(p.independent[j]) = 1;
-    ws.mass_llt.matrixL().solveInPlace(ws.vt);  // |L^-1 e_i|^2 = M^-1(i,i)
-    ws.p1(j) = ws.vt.norm();
+    e.setZero(n);
+    e(p.independent[j]) = 1;
+    mass.matrixL().solveInPlace(e);  // |L^-1 e_i|^2 = M^-1(i,i)
+    norms(j) = e.norm();
   }
-  ws.gram = ws.p1.asDiagonal() * ws.Mt * ws.p1.asDiagonal();
-  ws.gram_eigen.compute(ws.gram, Eigen::EigenvaluesOnly);
-  return 1 / std::sqrt(ws.gram_eigen.eigenvalues()(k - 1));
+  const MatX gram = norms.asDiagonal() * Md * norms.asDiagonal();
+  const Eigen::SelfAdjointEigenSolver<MatX> eigen(gram, Eigen::EigenvaluesOnly);
+  return 1 / std::sqrt(eigen.eigenvalues()(k - 1));
 }
+
+bool PartitionedEquations::velocities(const MatX& C, const VecX& b, const VecX& row, const VecX& col,
+                                      const Partition& p, Eigen::Ref<const VecX> u, VecX& v) {
+  const auto& K = p.rows;
+  const auto& I = p.independent;
+  const auto& D = p.dependent;
+  r_ = static_cast<int>(K.size());
+  k_ = static_cast<int>(I.size());
+  const auto n = static_cast<Eigen::Index>(r_ + k_);
+  // C_KD on the dimensionless matrix (pivoting and conditioning independent of units)
+  cd_.resize(r_, r_);
+  for (int j = 0; j < r_; ++j)
+    for (int i = 0; i < r_; ++i) cd_(i, j) = row(K[i]) * C(K[i], D[j]) * col(D[j]);
+  if (r_ > 0) {
+    cd_lu_.compute(cd_);
+    if (!(cd_lu_.rcond() > kSingularBlock)) return false;
+  }
+  // A = -C_KD^-1 C_KI and eta = -C_KD^-1 b_K (eqs. (7)-(9)); D^T = [I; A]
+  ci_.resize(r_, k_);
+  p2_.resize(r_);
+  for (int i = 0; i < r_; ++i) {
+    for (int j = 0; j < k_; ++j) ci_(i, j) = row(K[i]) * C(K[i], I[j]);
+    p2_(i) = row(K[i]) * b(K[i]);
+  }
+  X_.resize(r_, k_);
+  eta_.resize(r_);
+  // (k = 0: a fully driven mechanism, no independent coordinate; Eigen 3.4's blocks of matrices
+  // without columns are undefined, so they are skipped)
+  if (r_ > 0) {
+    if (k_ > 0) X_.noalias() = cd_lu_.solve(ci_);
+    eta_.noalias() = cd_lu_.solve(p2_);
+  }
+  Dt_.setZero(n, k_);
+  for (int j = 0; j < k_; ++j) Dt_(I[j], j) = 1;
+  for (int i = 0; i < r_; ++i) {
+    if (k_ > 0) Dt_.row(D[i]) = -col(D[i]) * X_.row(i);
+    eta_(i) *= -col(D[i]);
+  }
+  // velocities: v = D^T u + [0; eta]
+  v.noalias() = Dt_ * u;
+  for (int i = 0; i < r_; ++i) v(D[i]) += eta_(i);
+  return true;
+}
+
+bool PartitionedEquations::accelerations(const MatX& M, const VecX& F, const VecX& Gamma, const VecX& row,
+                                         const VecX& col, const Partition& p, VecX& a, Eigen::Ref<VecX> a_I) {
+  const auto& K = p.rows;
+  const auto& D = p.dependent;
+  const auto n = static_cast<Eigen::Index>(r_ + k_);
+  // xi = C_KD^-1 Gamma_K (eq. (10)), then eqs. (12)-(14)
+  xi_.resize(r_);
+  for (int i = 0; i < r_; ++i) p2_(i) = row(K[i]) * Gamma(K[i]);
+  if (r_ > 0) xi_.noalias() = cd_lu_.solve(p2_);
+  at_.setZero(n);  // [0; xi]
+  for (int i = 0; i < r_; ++i) at_(D[i]) = col(D[i]) * xi_(i);
+  r_F_ = F;
+  r_F_.noalias() -= M * at_;            // F - M [0; xi]
+  a_I.noalias() = Dt_.transpose() * r_F_;  // h_d, eq. (14)
+  MDt_.noalias() = M * Dt_;
+  Mt_.noalias() = Dt_.transpose() * MDt_;  // M_d, eq. (13)
+  if (k_ > 0) {
+    mt_llt_.compute(Mt_);
+    if (mt_llt_.info() != Eigen::Success) return false;
+    mt_llt_.solveInPlace(a_I);  // a_I, eq. (12)
+  }
+  a = at_;
+  a.noalias() += Dt_ * a_I;  // eq. (10)
+  return true;
+}
+
+void PartitionedEquations::dependentRowMultipliers(const MatX& M, const VecX& F, const VecX& a, const VecX& row,
+                                                   const VecX& col, const Partition& p, VecX& lambda) const {
+  // eq. (38) on the dependent rows: C_KD^T lambda_K = (F - M a)_D, with C_KD^-T = R_K Cs_KD^-T S_D
+  const auto r = static_cast<Eigen::Index>(p.rows.size());
+  if (r == 0) return;
+  VecX residual = F;
+  residual.noalias() -= M * a;
+  VecX rhs(r);
+  for (Eigen::Index i = 0; i < r; ++i) rhs(i) = col(p.dependent[i]) * residual(p.dependent[i]);
+  const VecX lambda_K = cd_lu_.transpose().solve(rhs);
+  for (Eigen::Index i = 0; i < r; ++i) lambda(p.rows[i]) = row(p.rows[i]) * lambda_K(i);
+}
+
+Scalar PartitionedEquations::rcond() const { return r_ > 0 ? cd_lu_.rcond() : 1; }
 
 PartitioningFormulation::PartitioningFormulation(const Model& model, int rank, Scalar switch_ratio)
     : n_(model.nv()), nc_(model.nc()), r_(rank), k_(model.nv() - rank), switch_ratio_(switch_ratio), watch_(rank) {
@@ -78,76 +153,23 @@ std::string PartitioningFormulation::evaluateWith(const Partition& p, const Mode
                                                   bool multipliers) const {
   const VecX& row = ws.scaling.row;
   const VecX& col = ws.scaling.col;
-  const auto& K = p.rows;
-  const auto& I = p.independent;
-  const auto& D = p.dependent;
   if (x.v.size() != n_) x.v.setZero(n_);
   evaluateConstraints(model, ws.kin, x);  // C and b: positions and time only
-  const MatX& C = ws.kin.C;
-  // C_KD on the dimensionless matrix (pivoting and conditioning independent of units):
-  // C_KD^-1 = S_D Cs_KD^-1 R_K with R = diag(row), S = diag(col)
-  ws.cd.resize(r_, r_);
-  for (int j = 0; j < r_; ++j)
-    for (int i = 0; i < r_; ++i) ws.cd(i, j) = row(K[i]) * C(K[i], D[j]) * col(D[j]);
-  if (r_ > 0) {
-    ws.cd_lu.compute(ws.cd);
-    if (!(ws.cd_lu.rcond() > kSingularBlock))
-      return "the dependent coordinates cannot be solved for: C_KD is singular (reciprocal condition " +
-             std::to_string(ws.cd_lu.rcond()) + ") with the independent coordinates " + coordinateList(model, I) +
-             " (at a singular configuration of the mechanism every set is singular: --method projection passes it)";
-  }
-  // A = -C_KD^-1 C_KI and eta = -C_KD^-1 b_K (eqs. (7)-(9)); D^T = [I; A]
-  ws.ci.resize(r_, k_);
-  ws.p2.resize(r_);
-  for (int i = 0; i < r_; ++i) {
-    for (int j = 0; j < k_; ++j) ws.ci(i, j) = row(K[i]) * C(K[i], I[j]);
-    ws.p2(i) = row(K[i]) * ws.kin.b(K[i]);
-  }
-  ws.X.resize(r_, k_);
-  ws.eta.resize(r_);
-  // (k = 0: a fully driven mechanism, no independent coordinate; Eigen 3.4's blocks of matrices
-  // without columns are undefined, so they are skipped)
-  if (r_ > 0) {
-    if (k_ > 0) ws.X.noalias() = ws.cd_lu.solve(ws.ci);
-    ws.eta.noalias() = ws.cd_lu.solve(ws.p2);
-  }
-  ws.Dt.setZero(n_, k_);
-  for (int j = 0; j < k_; ++j) ws.Dt(I[j], j) = 1;
-  for (int i = 0; i < r_; ++i) {
-    if (k_ > 0) ws.Dt.row(D[i]) = -col(D[i]) * ws.X.row(i);
-    ws.eta(i) *= -col(D[i]);
-  }
-  // velocities: v = D^T u + [0; eta]
-  x.v.noalias() = ws.Dt * u;
-  for (int i = 0; i < r_; ++i) x.v(D[i]) += ws.eta(i);
-  // accelerations: xi = C_KD^-1 Gamma_K (eq. (10)), then eqs. (12)-(14)
+  if (!equations_.velocities(ws.kin.C, ws.kin.b, row, col, p, u, x.v))
+    return "the dependent coordinates cannot be solved for: C_KD is singular (reciprocal condition " +
+           std::to_string(equations_.rcond()) + ") with the independent coordinates " +
+           coordinateSet(velocityCoordinateNames(model), p.independent) +
+           " (at a singular configuration of the mechanism every set is singular: --method projection passes it)";
   evaluateConstraints(model, ws.kin, x);
   massMatrix(model, ws.kin.motion, ws.M);
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   ws.Gamma = ws.kin.Gamma;
   if (baumgarte.beta != 0) ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
-  ws.xi.resize(r_);
-  for (int i = 0; i < r_; ++i) ws.p2(i) = row(K[i]) * ws.Gamma(K[i]);
-  if (r_ > 0) ws.xi.noalias() = ws.cd_lu.solve(ws.p2);
-  ws.at.setZero(n_);  // [0; xi]
-  for (int i = 0; i < r_; ++i) ws.at(D[i]) = col(D[i]) * ws.xi(i);
-  ws.r = ws.F;
-  ws.r.noalias() -= ws.M * ws.at;                // F - M [0; xi]
-  ws.rhs_u.noalias() = ws.Dt.transpose() * ws.r;  // h_d, eq. (14)
-  ws.TS.noalias() = ws.M * ws.Dt;
-  ws.Mt.noalias() = ws.Dt.transpose() * ws.TS;    // M_d, eq. (13)
-  if (k_ > 0) {
-    ws.mt_llt.compute(ws.Mt);
-    if (ws.mt_llt.info() != Eigen::Success)
-      return "the reduced mass matrix D M D^T is not positive definite: the independent coordinates " +
-             coordinateList(model, I) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
-             std::to_string(r_ > 0 ? ws.cd_lu.rcond() : 1.0) + ")";
-    ws.mt_llt.solveInPlace(ws.rhs_u);             // a_I, eq. (12)
-  }
-  ws.a = ws.at;
-  ws.a.noalias() += ws.Dt * ws.rhs_u;             // eq. (10)
-  du = ws.rhs_u;
-  if (multipliers) ws.lambda = partitionedReactions(model, ws, p, ReactionScheme::DependentRows);
+  if (!equations_.accelerations(ws.M, ws.F, ws.Gamma, row, col, p, ws.a, du))
+    return "the reduced mass matrix D M D^T is not positive definite: the independent coordinates " +
+           coordinateSet(velocityCoordinateNames(model), p.independent) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
+           std::to_string(equations_.rcond()) + ")";
+  if (multipliers) ws.lambda = partitionedReactions(model, ws, equations_, p, ReactionScheme::DependentRows);
   return {};
 }
 
@@ -206,54 +228,67 @@ Formulation::StepOutcome PartitioningFormulation::afterStep(const Model& model, 
   xs.q = x.q;
   ws.rhs_K.resize(k_);
   if (!evaluateWith(partition_, model, ws, xs, u, ws.rhs_K, false).empty()) return {};  // the next step reports it
-  const Scalar quality = currentQuality(partition_, ws);
-  const Scalar condition = r_ > 0 ? ws.cd_lu.rcond() : 1;
-  if (quality >= switch_ratio_ * best_quality_ && condition >= kRowsCondition) return {};
-  // the current set has degraded against the best known: is there a better one here?
+  const Scalar quality = currentQuality(partition_, ws.M, equations_.Md());
+  const Scalar condition = equations_.rcond();
   const MatX M = ws.M;
-  const Partition best = choosePartition(model, ws, M, xs, r_);
-  best_quality_ = best.quality;
-  if (quality >= switch_ratio_ * best.quality && condition >= kRowsCondition) return {};
-  if (best.independent == partition_.independent && best.rows == partition_.rows) return {};
+  const std::optional<CoordinateSwitch> s = switchPartition(
+      x.t, quality, condition, switch_ratio_, partition_, best_quality_,
+      [&] { return choosePartition(model, ws, M, xs, r_); }, switches_);
+  if (!s) return {};
+  u = xs.v(partition_.independent);  // the same velocities, in the new coordinates
+  return {true, switchEvent(*s, switch_ratio_, condition, velocityCoordinateNames(model)), {}};
+}
+
+std::optional<CoordinateSwitch> switchPartition(Scalar t, Scalar quality, Scalar condition, Scalar ratio,
+                                                Partition& current, Scalar& best_quality,
+                                                const std::function<Partition()>& choose,
+                                                std::vector<CoordinateSwitch>& switches) {
+  if (quality >= ratio * best_quality && condition >= kRowsCondition) return std::nullopt;
+  // the current set has degraded against the best known: is there a better one here?
+  const Partition best = choose();
+  best_quality = best.quality;
+  if (quality >= ratio * best.quality && condition >= kRowsCondition) return std::nullopt;
+  if (best.independent == current.independent && best.rows == current.rows) return std::nullopt;
   CoordinateSwitch s;
-  s.t = x.t;
-  s.from = partition_.independent;
+  s.t = t;
+  s.from = current.independent;
   s.to = best.independent;
   s.quality_from = quality;
   s.quality_to = best.quality;
-  s.rows_changed = best.rows != partition_.rows;
-  switches_.push_back(s);
-  partition_ = best;
-  u = xs.v(partition_.independent);  // the same velocities, in the new coordinates
-  std::ostringstream os;
-  if (s.from != s.to)
-    os << "independent coordinates " << coordinateList(model, s.from) << " -> " << coordinateList(model, s.to)
-       << " (projective criterion: sigma_min " << s.quality_from << " < " << switch_ratio_ << " x " << s.quality_to << ")";
-  else
-    os << "independent constraint rows re-chosen (C_KD ill-conditioned: reciprocal condition " << condition << ")";
-  return {true, os.str(), {}};
+  s.rows_changed = best.rows != current.rows;
+  switches.push_back(s);
+  current = best;
+  return s;
 }
 
-VecX partitionedReactions(const Model& model, DynamicsWorkspace& ws, const Partition& p, ReactionScheme scheme,
-                          VecX* tangential) {
+std::string coordinateSet(const std::vector<std::string>& names, const std::vector<int>& set) {
+  std::string out;
+  for (const int i : set) out += (out.empty() ? "" : ", ") + names[static_cast<std::size_t>(i)];
+  return "{" + out + "}";
+}
+
+std::string switchEvent(const CoordinateSwitch& s, Scalar ratio, Scalar condition, const std::vector<std::string>& names) {
+  std::ostringstream os;
+  if (s.from != s.to)
+    os << "independent coordinates " << coordinateSet(names, s.from) << " -> " << coordinateSet(names, s.to)
+       << " (projective criterion: sigma_min "
+       << s.quality_from << " < " << ratio << " x " << s.quality_to << ")";
+  else
+    os << "independent constraint rows re-chosen (C_KD ill-conditioned: reciprocal condition " << condition << ")";
+  return os.str();
+}
+
+VecX partitionedReactions(const Model& model, const DynamicsWorkspace& ws, const PartitionedEquations& equations,
+                          const Partition& p, ReactionScheme scheme, VecX* tangential) {
   const auto r = static_cast<Eigen::Index>(p.rows.size());
   const auto n = ws.M.rows();
-  const VecX& row = ws.scaling.row;
-  const VecX& col = ws.scaling.col;
   VecX lambda = VecX::Zero(model.nc());
   if (r == 0) return lambda;
   VecX lambda_K(r);
   switch (scheme) {
-    case ReactionScheme::DependentRows: {
-      // eq. (38) on the dependent rows: C_KD^T lambda_K = (F - M a)_D, with
-      // C_KD^-T = R_K Cs_KD^-T S_D (ws.cd_lu factorises Cs_KD)
-      ws.r = ws.F;
-      ws.r.noalias() -= ws.M * ws.a;
-      VecX rhs(r);
-      for (Eigen::Index i = 0; i < r; ++i) rhs(i) = col(p.dependent[i]) * ws.r(p.dependent[i]);
-      lambda_K = ws.cd_lu.transpose().solve(rhs);
-      break;
-    }
+    case ReactionScheme::DependentRows:
+      equations.dependentRowMultipliers(ws.M, ws.F, ws.a, ws.scaling.row, ws.scaling.col, p, lambda);
+      return lambda;
     case ReactionScheme::InverseMass: {
       // eq. (35): (B M^-1 B^T) lambda_K = B M^-1 F - Gamma_K, B = C_K
       const MatX B = ws.kin.C(p.rows, Eigen::all);
@@ -266,14 +301,14 @@ VecX partitionedReactions(const Model& model, DynamicsWorkspace& ws, const Parti
     case ReactionScheme::Augmented: {
       // eq. (37): (T_bd M)^T [lambda_K; y] = F - M a, (T_bd M)^T = [B^T, M D^T]
       MatX TbdM_t(n, n);
-      TbdM_t << ws.kin.C(p.rows, Eigen::all).transpose(), ws.M * ws.Dt;
+      TbdM_t << ws.kin.C(p.rows, Eigen::all).transpose(), ws.M * equations.Dt();
       const VecX y = TbdM_t.partialPivLu().solve(ws.F - ws.M * ws.a);
       lambda_K = y.head(r);
       if (tangential) *tangential = y.tail(n - r);
       break;
     }
   }
-  for (Eigen::Index i = 0; i < r; ++i) lambda(p.rows[i]) = (scheme == ReactionScheme::DependentRows ? row(p.rows[i]) : 1) * lambda_K(i);
+  for (Eigen::Index i = 0; i < r; ++i) lambda(p.rows[i]) = lambda_K(i);
   return lambda;
 }
 

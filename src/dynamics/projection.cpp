@@ -14,53 +14,13 @@ namespace loopdyn {
 
 namespace {
 
-/// Central-difference step for A_dot, as a distance along the motion relative to L: balances the
-/// truncation error (step^2) against rounding (1e-16 / step).
-constexpr Scalar kRateStep = 5e-6;
 using ConstMapMat = Eigen::Map<const MatX>;
-
-/// Pivots of R11 below this fraction of the first count as exactly zero (rounding level).
-constexpr Scalar kExactlySingular = 1e-12;
-/// Below this |R_rr| / |R_11| (only where a motion leaves a singular start) the stored basis is
-/// not turned: T's rate divides by the vanishing pivot.
-constexpr Scalar kFrozenBasisRatio = 1e-3;
-
-/// The K rows (first r pivoted) of `rows`.
-template <class Out, class In>
-void pivotedRows(const TangentFactorization& tf, const In& rows, Out& out) {
-  out.resize(tf.r, rows.cols());
-  for (int k = 0; k < tf.r; ++k) out.row(k) = rows.row(tf.K[static_cast<std::size_t>(k)]);
-}
-
-}  // namespace
-
-namespace {
-
-/// p <- R11^-T p (columns). A pivot at rounding level (exactly at a singular configuration, where
-/// the simulation only ever evaluates when a motion starts there) gives a zero component instead
-/// of a division by rounding.
-void solveTransposed(const TangentFactorization& tf, Eigen::Ref<MatX> p) {
-  const auto r = tf.R11.rows();
-  const Scalar zero = r > 0 ? kExactlySingular * std::abs(tf.R11(0, 0)) : 0;
-  for (Eigen::Index k = 0; k < r; ++k) {
-    // forward substitution with R11^T (lower triangular)
-    p.row(k) -= tf.R11.col(k).head(k).transpose() * p.topRows(k);
-    if (std::abs(tf.R11(k, k)) > zero)
-      p.row(k) /= tf.R11(k, k);
-    else
-      p.row(k).setZero();
-  }
-}
-
-}  // namespace
-
-namespace {
 
 /// (rate of A) T = d/dt (diag(row) C diag(col)) T by central differences along the motion x.v.
 void jacobianRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& T, Scalar speed) {
   ws.AdotT.setZero(model.nc(), T.cols());
   if (!(speed > 0)) return;
-  const Scalar e = kRateStep * model.characteristicLength() / speed;
+  const Scalar e = kJacobianRateStep * model.characteristicLength() / speed;
   for (const Scalar sign : {1.0, -1.0}) {
     ws.x_shifted.t = x.t + sign * e;
     ws.x_shifted.v = x.v;
@@ -99,8 +59,8 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   }
   const ConstMapMat T(how.project ? ws.T_projected.data() : u.data(), n_, f_);
   // velocities, eq. (11b): v~ = T u + Q1 p'
-  pivotedRows(tf, -row.cwiseProduct(ws.kin.b), ws.p1);
-  solveTransposed(tf, ws.p1);
+  tf.pivotedRows(-row.cwiseProduct(ws.kin.b), ws.p1);
+  tf.solveTransposedInPlace(ws.p1);
   ws.vt.noalias() = T * qdot;
   ws.vt.noalias() += tf.Q1 * ws.p1;
   x.v = S.cwiseProduct(ws.vt);
@@ -110,8 +70,8 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   ws.Gamma = ws.kin.Gamma;
   if (baumgarte.beta != 0) ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
-  pivotedRows(tf, row.cwiseProduct(ws.Gamma), ws.p2);
-  solveTransposed(tf, ws.p2);
+  tf.pivotedRows(row.cwiseProduct(ws.Gamma), ws.p2);
+  tf.solveTransposedInPlace(ws.p2);
   ws.TS = S.asDiagonal() * T;
   ws.at.noalias() = tf.Q1 * ws.p2;                  // beta'' (scaled)
   ws.r = ws.F - ws.M * S.cwiseProduct(ws.at);      // F - M S beta''
@@ -133,8 +93,8 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   const bool driven = ws.p1.size() > 0 && ws.p1.cwiseAbs().maxCoeff() > 0;
   if (f_ > 0 && (!frozen || driven)) {
     jacobianRateTimes(model, ws, x, ws.TS, ws.vt.norm());
-    pivotedRows(tf, ws.AdotT, ws.X);
-    solveTransposed(tf, ws.X);
+    tf.pivotedRows(ws.AdotT, ws.X);
+    tf.solveTransposedInPlace(ws.X);
     du.tail(f_).noalias() -= ws.X.transpose() * ws.p1;
   }
   if (frozen || f_ == 0)
@@ -201,23 +161,27 @@ Formulation::StepOutcome ProjectionFormulation::afterStep(const Model& model, Dy
   StepOutcome outcome;
   evaluateConstraints(model, ws.kin, x);
   ws.tangent.compute(ws.kin, ws.scaling, r_);
-  Eigen::Map<MatX> T(u.data(), n_, f_);
-  const TangentFactorization& tf = ws.tangent;
+  outcome.restart = rebaseTangentBasis(ws.tangent, step, continuation_, n_, f_, u);
+  resets_ += outcome.restart;
+  return outcome;
+}
+
+bool rebaseTangentBasis(const TangentFactorization& tf, const Formulation::Step& step, bool continuation, int n, int f,
+                        Eigen::Ref<VecX> u) {
+  Eigen::Map<MatX> T(u.data(), n, f);
   // the basis the evaluations used: the stored one, or on the constraints its closest tangent basis
   MatX T_old = T;
   if (step.on_constraints) reorthogonalize(tf.Q1, T_old);
-  if (!continuation_) {
-    T = tf.fullQ().rightCols(f_);
+  if (!continuation) {
+    T = tf.fullQ().rightCols(f);
   } else {
-    const Scalar drift = std::max((tf.At.transpose() * T).norm(), (T.transpose() * T - MatX::Identity(f_, f_)).norm());
-    if (!step.projected && drift <= step.tolerance) return outcome;
-    if (!reorthogonalize(tf.Q1, T)) return outcome;  // not expected: T lost a direction
+    const Scalar drift = std::max((tf.At.transpose() * T).norm(), (T.transpose() * T - MatX::Identity(f, f)).norm());
+    if (!step.projected && drift <= step.tolerance) return false;
+    if (!reorthogonalize(tf.Q1, T)) return false;  // not expected: T lost a direction
   }
   // the same velocities in the new basis (T^T Q1 = 0, so the particular part drops out)
-  u.tail(f_) = T.transpose() * (T_old * u.tail(f_));
-  outcome.restart = true;
-  ++resets_;
-  return outcome;
+  u.tail(f) = T.transpose() * (T_old * u.tail(f));
+  return true;
 }
 
 }  // namespace loopdyn

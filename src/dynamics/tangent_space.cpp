@@ -15,6 +15,10 @@ void TangentFactorization::factorize(const KinematicsWorkspace& kin, const Const
 
 void TangentFactorization::compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank) {
   At.noalias() = scaling.col.asDiagonal() * kin.C.transpose() * scaling.row.asDiagonal();
+  computeFromAt(rank);
+}
+
+void TangentFactorization::computeFromAt(int rank) {
   if (At.cols() > 0) qr.compute(At);
   r_only_ = false;
   const auto n = At.rows();
@@ -50,6 +54,20 @@ int TangentFactorization::rankAt(Scalar threshold) const {
   int rank = 0;
   while (rank < size && diagonalRatio(rank) >= threshold) ++rank;
   return rank;
+}
+
+void TangentFactorization::solveTransposedInPlace(Eigen::Ref<MatX> p) const {
+  constexpr Scalar kExactlySingular = 1e-12;
+  const auto n = R11.rows();
+  const Scalar zero = n > 0 ? kExactlySingular * std::abs(R11(0, 0)) : 0;
+  for (Eigen::Index k = 0; k < n; ++k) {
+    // forward substitution with R11^T (lower triangular)
+    p.row(k) -= R11.col(k).head(k).transpose() * p.topRows(k);
+    if (std::abs(R11(k, k)) > zero)
+      p.row(k) /= R11(k, k);
+    else
+      p.row(k).setZero();
+  }
 }
 
 MatX TangentFactorization::fullQ() const {

@@ -131,12 +131,27 @@ TEST(SimulateCommand, RelativeCoordinatesAddJointColumnsAndAgreeWithTheBodies) {
   for (std::size_t k = 0; k < csv.rows.size(); ++k)
     EXPECT_NEAR(by_dca.rows[k][static_cast<std::size_t>(phi)], csv.rows[k][static_cast<std::size_t>(phi)], 1e-6);
 
-  // the other formulations are not available in relative coordinates yet: a usage error
+  // every other formulation in joint coordinates: the same columns (and the generalized velocities
+  // of projection and partitioning), the same motion (1e-6 rad, as dca's)
+  for (const char* method : {"elimination", "partitioning", "projection"}) {
+    const fs::path path = dir / (std::string(method) + ".csv");
+    const test::CliRun other = test::runCli("simulate " + test::modelPath("double_four_bar") + " --t-end 0.6 --sample 0.1 --method " +
+                                            method + " --coordinates relative --out " + path.string());
+    ASSERT_EQ(other.exit_code, 0) << method << ": " << other.output;
+    EXPECT_NE(other.output.find(std::string(method) + " in relative coordinates"), std::string::npos) << other.output;
+    const Csv by_other = readCsv(path);
+    ASSERT_EQ(by_other.rows.size(), 7u) << method;
+    const int phi_other = column(by_other, "crank1.phi");
+    for (std::size_t k = 0; k < by_other.rows.size(); ++k)
+      EXPECT_NEAR(by_other.rows[k][static_cast<std::size_t>(phi_other)], csv.rows[k][static_cast<std::size_t>(phi)], 1e-6)
+          << method;
+  }
+  // a tree joint's equation cannot be eliminated in joint coordinates (they satisfy it): a usage error
   const test::CliRun refused = test::runCli("simulate " + test::modelPath("double_four_bar") +
-                                            " --t-end 1 --method projection --coordinates relative --out " +
+                                            " --t-end 1 --coordinates relative --eliminate O1.x --out " +
                                             (dir / "no.csv").string());
-  EXPECT_EQ(refused.exit_code, 1) << refused.output;  // (a usage error)
-  EXPECT_NE(refused.output.find("not available in relative coordinates"), std::string::npos) << refused.output;
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("a joint of the spanning tree"), std::string::npos) << refused.output;
   EXPECT_FALSE(fs::exists(dir / "no.csv"));
 }
 

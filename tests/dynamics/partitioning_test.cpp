@@ -77,10 +77,10 @@ TEST(Partitioning, SameAccelerationsAsLagrangeAndTheThreeReactionSchemesAgree) {
     ASSERT_EQ(EliminationFormulation(model, partitioning.eliminatedEquations()).solve(model, ws_e, x), "");
     EXPECT_LT(relative(ws.lambda, ws_e.lambda), 1e-8);
 
-    const VecX by38 = partitionedReactions(model, ws, p, ReactionScheme::DependentRows);
+    const VecX by38 = partitionedReactions(model, ws, partitioning.equations(), p, ReactionScheme::DependentRows);
     VecX tangential;
-    const VecX by37 = partitionedReactions(model, ws, p, ReactionScheme::Augmented, &tangential);
-    const VecX by35 = partitionedReactions(model, ws, p, ReactionScheme::InverseMass);
+    const VecX by37 = partitionedReactions(model, ws, partitioning.equations(), p, ReactionScheme::Augmented, &tangential);
+    const VecX by35 = partitionedReactions(model, ws, partitioning.equations(), p, ReactionScheme::InverseMass);
     EXPECT_LT(relative(by35, by38), 1e-8);
     EXPECT_LT(relative(by37, by38), 1e-8);
     EXPECT_LT(tangential.norm(), 1e-8 * std::max<Scalar>(1, by38.norm()));

@@ -48,6 +48,7 @@
 
 #include <Eigen/SVD>
 
+#include "loopdyn/dynamics/kept_rows.hpp"
 #include "loopdyn/dynamics/kinetic_gram.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/tangent_space.hpp"
@@ -82,13 +83,11 @@ struct DynamicsWorkspace {
   VecX z0, z, r;
   Eigen::CompleteOrthogonalDecomposition<MatX> cod;
   Eigen::SelfAdjointEigenSolver<MatX> gram_eigen;
-  Eigen::LLT<MatX> gram_llt;
   MatX gram;
-  MatX At_K;   ///< the kept columns of At (elimination)
   VecX rhs_K;
   VecX w;
 
-  // minimal-coordinate formulations (partitioning.hpp, projection.hpp)
+  // minimal-coordinate formulations (projection.hpp; partitioning.hpp keeps its own)
   TangentFactorization tangent;
   KinematicsWorkspace kin_shifted;  ///< constraints at q (+) e v, for the rate of A
   State x_shifted;
@@ -96,11 +95,6 @@ struct DynamicsWorkspace {
   MatX T_projected;  ///< projection: T moved onto the tangent space of the projected positions
   Eigen::LLT<MatX> mt_llt;
   VecX p1, p2, vt, at, rhs_u;
-  MatX Dt;  ///< D^T = [I; A] (partitioning), nv x k
-  MatX cd;  ///< C_KD scaled, r x r
-  MatX ci;  ///< diag(row_K) C_KI, r x k
-  Eigen::PartialPivLU<MatX> cd_lu;
-  VecX eta, xi;
 
   // relative coordinates (relative_lagrange.hpp)
   VecX a_r;    ///< joint accelerations
@@ -246,6 +240,7 @@ class EliminationFormulation final : public Formulation {
  private:
   std::vector<int> eliminated_, kept_;
   bool reselect_;
+  mutable KeptRowsSolver solver_;  ///< (its buffers: one formulation object per thread)
 };
 
 /// Rows of C by equation name ("C.y", "W4"); throws InvalidArgument naming an unknown one.

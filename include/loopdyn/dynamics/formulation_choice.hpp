@@ -13,7 +13,8 @@ namespace loopdyn {
 struct FormulationChoice {
   std::string method = "lagrange";  ///< lagrange, elimination, partitioning, projection, dca (joint coordinates)
   /// absolute (every body's own coordinates) or relative (joint coordinates on the spanning tree,
-  /// kinematics/coordinates.hpp; lagrange only so far)
+  /// kinematics/coordinates.hpp: lagrange, elimination, partitioning and projection on
+  /// joint_space_equations.hpp; dca and hdca always)
   std::string coordinates = "absolute";
   bool continuation = true;         ///< projection: continue the tangent basis (else refactorise)
   bool switching = true;            ///< partitioning: switch degraded coordinate sets (else keep)

@@ -55,6 +55,8 @@
 /// simulation computes them by scheme (38) on the dependent rows, C_KD^T lambda_K = (F - M a)_D,
 /// which reuses the factorisation of C_KD; partitionedReactions() gives all three schemes.
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +84,41 @@ struct Partition {
 /// `M` is the mass matrix at x. Uses ws.kin and ws.tangent.
 Partition choosePartition(const Model& model, DynamicsWorkspace& ws, const MatX& M, const State& x, int rank);
 
+/// C_KD with a reciprocal condition estimate below this is singular: the evaluation stops.
+inline constexpr Scalar kSingularBlock = 1e-13;
+
+/// The linear algebra of one partition, eqs. (7)-(14) and (38), for any velocity coordinates: the
+/// bodies' (PartitioningFormulation) or the joints' (relative_partitioning.hpp). C is the
+/// constraint matrix over those coordinates (the partition's rows K of it are used), `row` the
+/// scaling of its rows and `col` of the coordinates (kinematics/scaling.hpp): C_KD is factorised
+/// dimensionless, C_KD^-1 = S_D Cs_KD^-1 R_K with R = diag(row), S = diag(col).
+class PartitionedEquations {
+ public:
+  /// v = D^T u + [0; eta], eqs. (7)-(9), from C and b at the positions (u = v_I). False where C_KD
+  /// is singular (rcond() below kSingularBlock); v is then unchanged.
+  bool velocities(const MatX& C, const VecX& b, const VecX& row, const VecX& col, const Partition& p,
+                  Eigen::Ref<const VecX> u, VecX& v);
+  /// After velocities, at the state they give: xi = C_KD^-1 Gamma_K and eqs. (10), (12)-(14),
+  /// M_d a_I = h_d and a = D^T a_I + [0; xi]. False where M_d is not positive definite.
+  bool accelerations(const MatX& M, const VecX& F, const VecX& Gamma, const VecX& row, const VecX& col,
+                     const Partition& p, VecX& a, Eigen::Ref<VecX> a_I);
+  /// lambda_K by eq. (38) on the dependent coordinates, C_KD^T lambda_K = (F - M a)_D (reusing
+  /// C_KD's factorisation), into lambda's rows K (the others zero; size rows of C).
+  void dependentRowMultipliers(const MatX& M, const VecX& F, const VecX& a, const VecX& row, const VecX& col,
+                               const Partition& p, VecX& lambda) const;
+
+  Scalar rcond() const;            ///< of the last C_KD (1 without rows)
+  const MatX& Dt() const { return Dt_; }  ///< D^T = [I; A]
+  const MatX& Md() const { return Mt_; }  ///< M_d = D M D^T of the last accelerations
+
+ private:
+  int r_ = 0, k_ = 0;
+  MatX cd_, ci_, X_, Dt_, MDt_, Mt_;
+  VecX p2_, eta_, xi_, at_, r_F_;
+  Eigen::PartialPivLU<MatX> cd_lu_;
+  Eigen::LLT<MatX> mt_llt_;
+};
+
 /// A change of independent coordinates during a simulation.
 struct CoordinateSwitch {
   Scalar t = 0;
@@ -89,6 +126,21 @@ struct CoordinateSwitch {
   Scalar quality_from = 0, quality_to = 0;  ///< mu of each at t
   bool rows_changed = false;
 };
+
+/// Sect. 5's switching rule after an accepted step at time t, for either coordinate choice. The
+/// current set has quality mu = `quality` and C_KD the reciprocal condition `condition`; when it
+/// has degraded against best_quality (mu below ratio times it, or C_KD below kRowsCondition),
+/// choose() gives the best set here (best_quality becomes its quality), and the set is switched to
+/// it when still degraded against it and not the same. Returns the switch made (appended to
+/// `switches`, `current` replaced), or nothing.
+std::optional<CoordinateSwitch> switchPartition(Scalar t, Scalar quality, Scalar condition, Scalar ratio,
+                                                Partition& current, Scalar& best_quality,
+                                                const std::function<Partition()>& choose,
+                                                std::vector<CoordinateSwitch>& switches);
+/// "{a, b}": the names of the coordinates in `set`.
+std::string coordinateSet(const std::vector<std::string>& names, const std::vector<int>& set);
+/// The log's line for switch s (names: the velocity coordinates' names).
+std::string switchEvent(const CoordinateSwitch& s, Scalar ratio, Scalar condition, const std::vector<std::string>& names);
 
 /// How the physical reactions f = -lambda_K are computed (paper 003, sect. 5).
 enum class ReactionScheme {
@@ -122,11 +174,14 @@ class PartitioningFormulation final : public Formulation {
 
   const Partition& partition() const { return partition_; }
   const std::vector<CoordinateSwitch>& switches() const { return switches_; }
+  /// The last evaluation's partitioned equations (partitionedReactions reads them).
+  const PartitionedEquations& equations() const { return equations_; }
 
  private:
   std::string evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws, State& x,
                            Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du, bool multipliers) const;
 
+  mutable PartitionedEquations equations_;  ///< (its buffers: one formulation object per thread)
   int n_, nc_, r_, k_;
   Scalar switch_ratio_;
   Partition partition_;
@@ -135,14 +190,13 @@ class PartitioningFormulation final : public Formulation {
   SingularWatch watch_;
 };
 
-/// mu(I) of the partition used by the last evaluation (from ws.M and ws.Mt = M_d; computes
-/// ws.mass_llt).
-Scalar currentQuality(const Partition& p, DynamicsWorkspace& ws);
+/// mu(I) of partition p from the mass matrix M and M_d = D M D^T (see the header).
+Scalar currentQuality(const Partition& p, const MatX& M, const MatX& Md);
 
 /// lambda (all rows; zero outside K) by `scheme` from the last evaluation with partition p
-/// (ws.M, ws.F, ws.a, ws.Gamma, ws.kin.C, ws.Dt). For Augmented, `tangential` receives y, which
-/// vanishes when a solves the projected equations (12).
-VecX partitionedReactions(const Model& model, DynamicsWorkspace& ws, const Partition& p, ReactionScheme scheme,
-                          VecX* tangential = nullptr);
+/// (ws.M, ws.F, ws.a, ws.Gamma, ws.kin.C and the partitioned equations). For Augmented,
+/// `tangential` receives y, which vanishes when a solves the projected equations (12).
+VecX partitionedReactions(const Model& model, const DynamicsWorkspace& ws, const PartitionedEquations& equations,
+                          const Partition& p, ReactionScheme scheme, VecX* tangential = nullptr);
 
 }  // namespace loopdyn

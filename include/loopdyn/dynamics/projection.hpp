@@ -43,6 +43,21 @@
 
 namespace loopdyn {
 
+/// Central-difference step for A_dot, as a distance along the motion relative to L: balances the
+/// truncation error (step^2) against rounding (1e-16 / step).
+inline constexpr Scalar kJacobianRateStep = 5e-6;
+/// Below this |R_rr| / |R_11| (only where a motion leaves a singular start) the stored basis is
+/// not turned: T's rate divides by the vanishing pivot.
+inline constexpr Scalar kFrozenBasisRatio = 1e-3;
+
+/// After an accepted step, with tf factorised at its end: the stored basis T (u's first n f
+/// entries, n x f) replaced by the closest orthonormal tangent basis when it has drifted from
+/// orthonormal and tangent by more than the projection tolerance, or after a projection of the
+/// positions (with `continuation`; without, by the plain Q2 after every step), and the generalized
+/// velocities (u's last f) rewritten for the same motion. True when u was rewritten.
+bool rebaseTangentBasis(const TangentFactorization& tf, const Formulation::Step& step, bool continuation, int n, int f,
+                        Eigen::Ref<VecX> u);
+
 class ProjectionFormulation final : public Formulation {
  public:
   /// rank: the generic rank of C on the motion (analyzeConstraints). continuation false: the plain

@@ -20,6 +20,7 @@
 /// Dense with an explicit J (O(n^2) memory, O(n^3) time): the baseline of the recursive methods.
 
 #include "loopdyn/dynamics/joint_coordinate_formulation.hpp"
+#include "loopdyn/dynamics/joint_space_equations.hpp"
 
 namespace loopdyn {
 
@@ -34,7 +35,7 @@ class RelativeLagrangeFormulation final : public JointCoordinateFormulation {
   std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const override;
 
  private:
-  std::vector<int> rows_;  ///< rows of C left as constraints
+  mutable JointSpaceEquations equations_;  ///< (its buffers: one formulation object per thread)
 };
 
 }  // namespace loopdyn

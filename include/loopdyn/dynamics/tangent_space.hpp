@@ -45,6 +45,19 @@ struct TangentFactorization {
 
   /// Factorises C_s^T from the evaluated ws.C and keeps r columns of Q in Q1.
   void compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank);
+  /// The same for the dimensionless transposed matrix already in At (joint coordinates:
+  /// joint_space_equations.hpp).
+  void computeFromAt(int rank);
+  /// The K rows (the first r pivots) of `rows` into out.
+  template <class In, class Out>
+  void pivotedRows(const In& rows, Out& out) const {
+    out.resize(r, rows.cols());
+    for (int k = 0; k < r; ++k) out.row(k) = rows.row(K[static_cast<std::size_t>(k)]);
+  }
+  /// p <- R11^-T p, column by column. A pivot at rounding level (below 1e-12 of the first: right
+  /// at a singular configuration, where a motion that starts there is evaluated) gives a zero
+  /// component instead of a division by rounding.
+  void solveTransposedInPlace(Eigen::Ref<MatX> p) const;
   /// R's diagonal and the pivots of C_s^T's pivoted QR only, without Q (Q1, R11 and K are left as
   /// they were): what diagonalRatio, pivot and rankAt read, at a quarter of compute's cost.
   void factorize(const KinematicsWorkspace& kin, const ConstraintScaling& scaling);

@@ -1,0 +1,61 @@
+#pragma once
+/// The equations of motion in joint coordinates (issue 15), dense, for the formulations that work
+/// on them as the absolute formulations work on the bodies' coordinates (lagrange, elimination
+/// and projection in relative coordinates):
+///   M_r a_r + C_r^T mu = Q_r,   C_r a_r = gamma_r,   C_r v_r + b_r = 0,
+/// with J the body velocities per unit joint velocity (V = J v_r, A = J a_r + Jdot v_r,
+/// tree_kinematics.hpp) and
+///   M_r = J^T M J,   Q_r = J^T (F - M Jdot v_r),   C_r = C_K J,
+///   gamma_r = Gamma_K - C_K Jdot v_r,   b_r = b_K
+/// over the rows K of C that joint coordinates leave as constraints: every pair's except the tree
+/// joints' (cut joints, distance joints, knife edges, drivers). The tree joints hold by
+/// construction and their reactions drop out (Kane's equations, tree_dynamics.hpp).
+///
+/// Scaling (kinematics/scaling.hpp): the dimensionless matrix is diag(row_K) C_r diag(col_r),
+/// with col_r 1 for a joint velocity along a translation and 1/L for one about an axis, so that
+/// rank decisions and tangent bases do not depend on the units of length, as in absolute
+/// coordinates.
+///
+/// Dense with an explicit J (O(n^2) memory, O(n^3) time): the baseline of the recursive methods.
+
+#include <vector>
+
+#include "loopdyn/dynamics/formulation.hpp"
+#include "loopdyn/kinematics/tree_kinematics.hpp"
+
+namespace loopdyn {
+
+/// Rows of C that joint coordinates keep as constraints: every pair's except the tree joints'.
+std::vector<int> jointSpaceConstraintRows(const Model& model);
+
+struct JointSpaceEquations {
+  JointSpaceEquations(const Model& model, const TreeKinematics& tree);
+
+  std::vector<int> rows;  ///< K: the rows of C kept as constraints, ascending
+  VecX col;               ///< col_r: the joint velocities' scaling
+  MatX J;                 ///< body velocities per unit joint velocity (nv x n_r)
+  VecX bias;              ///< Jdot v_r
+  MatX M;                 ///< M_r
+  VecX Q;                 ///< Q_r
+  MatX C;                 ///< C_r (|K| x n_r)
+  VecX gamma;             ///< gamma_r (with Baumgarte's terms when they are on)
+  VecX b;                 ///< b_r
+
+  /// Everything above at x (q, v, q_r, v_r consistent), and ws.kin, ws.M, ws.F, ws.F_nc and
+  /// ws.Gamma (formulation.hpp's stabilizedGamma) evaluated there.
+  void evaluate(const Model& model, const TreeKinematics& tree, DynamicsWorkspace& ws, const State& x,
+                const Baumgarte& baumgarte);
+  /// J, C and b alone, at x's positions and time (ws.kin evaluated at x): what the velocities need.
+  void evaluateConstraints(const Model& model, const TreeKinematics& tree, DynamicsWorkspace& ws, const State& x);
+  /// A_r^T = diag(col_r) C_r^T diag(row_K), the transposed dimensionless matrix, of the last
+  /// evaluation (n_r x |K|).
+  void scaledTransposed(const ConstraintScaling& scaling, MatX& At) const;
+
+  /// Every row's multiplier ws.lambda when the rows `zero` (rows of C outside the tree) carry
+  /// none: the rows left -- the tree joints' and the others kept -- are independent, so
+  /// C_left^T lambda_left = F - M A (ws.F, ws.M, ws.a and ws.kin.C at the state) has one solution
+  /// (solved in the scaled multipliers). The reactions of an elimination of the rows `zero`.
+  static void multipliersWithout(const Model& model, DynamicsWorkspace& ws, const std::vector<int>& zero);
+};
+
+}  // namespace loopdyn

@@ -1,0 +1,210 @@
+#include "loopdyn/dynamics/relative_projection.hpp"
+
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <sstream>
+
+#include "loopdyn/common/check.hpp"
+#include "loopdyn/dynamics/projection.hpp"
+#include "loopdyn/dynamics/singular_start.hpp"
+#include "loopdyn/dynamics/singular_watch.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+using ConstMapMat = Eigen::Map<const MatX>;
+
+/// The rank of C_r: the generic rank of C less the tree joints' rows (independent, and J spans
+/// their null space).
+int jointSpaceRank(const Model& model, int rank) {
+  return rank - (model.nc() - static_cast<int>(jointSpaceConstraintRows(model).size()));
+}
+
+}  // namespace
+
+RelativeProjectionFormulation::RelativeProjectionFormulation(const Model& model, int rank, bool continuation)
+    : JointCoordinateFormulation(model),
+      n_(tree_.nv()),
+      r_(jointSpaceRank(model, rank)),
+      f_(n_ - r_),
+      continuation_(continuation),
+      equations_(model, tree_) {
+  LOOPDYN_CHECK(r_ >= 0 && r_ <= n_, "projection in joint coordinates: rank ", rank, " leaves ", r_,
+                " for the constraints outside the spanning tree, out of range 0 .. ", n_);
+}
+
+void RelativeProjectionFormulation::factorizeAt(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+  equations_.evaluateConstraints(model, tree_, ws, x);
+  equations_.scaledTransposed(ws.scaling, tangent_.At);
+  tangent_.computeFromAt(r_);
+}
+
+void RelativeProjectionFormulation::constraintRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                                        Scalar speed) const {
+  const std::vector<int>& rows = equations_.rows;
+  const auto k = static_cast<Eigen::Index>(rows.size());
+  AdotT_.setZero(k, f_);
+  if (!(speed > 0)) return;
+  const Scalar e = kJacobianRateStep * model.characteristicLength() / speed;
+  VecX q_shifted;
+  for (const Scalar sign : {1.0, -1.0}) {
+    tree_.integrate(x.q_r, x.v_r, sign * e, q_shifted);
+    tree_.absolutePositions(q_shifted, x.t + sign * e, x_shifted_);
+    x_shifted_.v = x.v;
+    evaluateConstraints(model, ws.kin_shifted, x_shifted_);
+    tree_.jacobian(q_shifted, J_shifted_);
+    for (Eigen::Index i = 0; i < k; ++i)
+      AdotT_.row(i).noalias() += (sign / (2 * e)) * (ws.kin_shifted.C.row(rows[static_cast<std::size_t>(i)]) * J_shifted_) * TS_;
+  }
+  for (Eigen::Index i = 0; i < k; ++i) AdotT_.row(i) *= ws.scaling.row(rows[static_cast<std::size_t>(i)]);
+}
+
+std::string RelativeProjectionFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
+                                                    Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
+                                                    const Evaluation& how) const {
+  LOOPDYN_CHECK(x.q_r.size() == tree_.nq(), name(), " in joint coordinates: the state has no joint coordinates");
+  JointSpaceEquations& e = equations_;
+  const VecX& S = e.col;
+  const auto w = u.tail(f_);
+  tree_.absolutePositions(x.q_r, x.t, x);
+  x.v.setZero(model.nv());
+  if (how.project) {
+    // onto Phi = 0 (absolute Newton steps keep the tree joints), then T onto the tangent space there
+    if (std::string problem = projectPositions(model, ws, x); !problem.empty()) return problem;
+    if (std::string problem = jointState(tree_, x); !problem.empty()) return problem;
+  } else {
+    evaluateConstraints(model, ws.kin, x);
+  }
+  factorizeAt(model, ws, x);
+  const TangentFactorization& tf = tangent_;
+  if (how.project) {
+    T_projected_ = ConstMapMat(u.data(), n_, f_);
+    if (!reorthogonalize(tf.Q1, T_projected_)) return "the tangent basis T lost a direction";
+  }
+  const ConstMapMat T(how.project ? T_projected_.data() : u.data(), n_, f_);
+  // velocities, eq. (11b): v~ = T w + Q1 p'
+  VecX& row_b = rhs_;
+  row_b.resize(static_cast<Eigen::Index>(e.rows.size()));
+  for (std::size_t i = 0; i < e.rows.size(); ++i)
+    row_b(static_cast<Eigen::Index>(i)) = -ws.scaling.row(e.rows[i]) * e.b(static_cast<Eigen::Index>(i));
+  tf.pivotedRows(row_b, p1_);
+  tf.solveTransposedInPlace(p1_);
+  vt_.noalias() = T * w;
+  vt_.noalias() += tf.Q1 * p1_;
+  x.v_r = S.cwiseProduct(vt_);
+  tree_.absoluteState(x.q_r, x.v_r, x.t, x);
+  // accelerations, eqs. (10)-(11a)
+  e.evaluate(model, tree_, ws, x, baumgarte);
+  for (std::size_t i = 0; i < e.rows.size(); ++i)
+    row_b(static_cast<Eigen::Index>(i)) = ws.scaling.row(e.rows[i]) * e.gamma(static_cast<Eigen::Index>(i));
+  tf.pivotedRows(row_b, p2_);
+  tf.solveTransposedInPlace(p2_);
+  TS_ = S.asDiagonal() * T;
+  at_.noalias() = tf.Q1 * p2_;  // (scaled)
+  rhs_ = e.Q;
+  rhs_.noalias() -= e.M * S.cwiseProduct(at_);
+  VecX w_rate = TS_.transpose() * rhs_;
+  Mt_.noalias() = TS_.transpose() * e.M * TS_;
+  if (f_ > 0) {  // (a fully driven mechanism has no tangent basis)
+    mt_llt_.compute(Mt_);
+    if (mt_llt_.info() != Eigen::Success) return "the projected mass matrix T^T M_r T is not positive definite";
+    mt_llt_.solveInPlace(w_rate);
+  }
+  at_.noalias() += T * w_rate;
+  ws.a_r = S.cwiseProduct(at_);
+  ws.a = e.bias;
+  ws.a.noalias() += e.J * ws.a_r;
+  power_ = (e.M * ws.a_r - e.Q).dot(x.v_r);
+  // continuation: T' = -Q1 X, X = R11^-T (A' T)_K; w' = T^T a~ - X^T p' (projection.hpp)
+  du.tail(f_) = w_rate;
+  const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
+  const bool driven = p1_.size() > 0 && p1_.cwiseAbs().maxCoeff() > 0;
+  if (f_ > 0 && (!frozen || driven)) {
+    constraintRateTimes(model, ws, x, vt_.norm());
+    tf.pivotedRows(AdotT_, X_);
+    tf.solveTransposedInPlace(X_);
+    du.tail(f_).noalias() -= X_.transpose() * p1_;
+  }
+  if (frozen || f_ == 0)
+    du.head(n_ * f_).setZero();
+  else
+    Eigen::Map<MatX>(du.data(), n_, f_).noalias() = -tf.Q1 * X_;
+  if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
+  if (how.multipliers) {
+    ws.r = ws.F;
+    ws.r.noalias() -= ws.M * ws.a;
+    leastNormMultipliers(model, ws, ws.r);
+  }
+  return {};
+}
+
+Scalar RelativeProjectionFormulation::constraintPower(const DynamicsWorkspace&, const State&) const { return power_; }
+
+std::string RelativeProjectionFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                                 Eigen::Ref<VecX> u) {
+  resets_ = 0;
+  start_event_.clear();
+  State xs = x;
+  checkStateSize(model, xs);
+  if (std::string problem = jointState(tree_, xs); !problem.empty()) return problem;
+  evaluateConstraints(model, ws.kin, xs);
+  factorizeAt(model, ws, xs);
+  const TangentFactorization& tf = tangent_;
+  const Scalar ratio = r_ > 0 ? tf.diagonalRatio(r_ - 1) : 1;
+  Eigen::Map<MatX> T(u.data(), n_, f_);
+  if (ratio >= kSingularRatio) {
+    T = tf.fullQ().rightCols(f_);
+  } else {
+    // a singular start: the branch the absolute formulation finds, in joint velocities
+    // (singular_start.hpp), made orthonormal (the closest basis: its polar factor)
+    const int rank = r_ + (model.nc() - static_cast<int>(equations_.rows.size()));
+    const SingularStart branch = singularStartBasis(model, ws, xs, rank);
+    if (!branch.problem.empty()) return "the initial configuration is singular: " + branch.problem;
+    const MatX V = ws.scaling.col.asDiagonal() * branch.T;
+    MatX basis = equations_.col.cwiseInverse().asDiagonal() * equations_.J.colPivHouseholderQr().solve(V);
+    if (f_ > 0) {  // (Eigen's eigensolver crashes on an empty matrix: a fully driven mechanism)
+      const Eigen::SelfAdjointEigenSolver<MatX> gram(basis.transpose() * basis);
+      basis = basis * gram.operatorInverseSqrt();
+    }
+    T = basis;
+    std::ostringstream os;
+    os << "starts at a singular configuration (|R_rr|/|R_11| = " << ratio << " in joint coordinates): rank "
+       << branch.rank << " of " << rank << ", " << rank - branch.rank
+       << " extra admissible motion(s); the motion takes the branch of its initial "
+       << (branch.at_rest ? "acceleration" : "velocity") << " (misfit " << branch.misfit << ")";
+    if (branch.misfit > kBranchMisfit)
+      os << ": that direction lies between branches, and the rigid model does not decide which one the mechanism "
+            "takes; this is the nearest";
+    start_event_ = os.str();
+  }
+  u.tail(f_) = T.transpose() * equations_.col.cwiseInverse().cwiseProduct(xs.v_r);
+  return {};
+}
+
+std::string RelativeProjectionFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                                   bool multipliers) const {
+  evaluateConstraints(model, ws.kin, x);
+  factorizeAt(model, ws, x);
+  VecX u(n_ * f_ + f_), du(n_ * f_ + f_);
+  Eigen::Map<MatX> T(u.data(), n_, f_);
+  T = tangent_.fullQ().rightCols(f_);
+  u.tail(f_) = T.transpose() * equations_.col.cwiseInverse().cwiseProduct(x.v_r);
+  State xs = x;
+  Evaluation how;
+  how.multipliers = multipliers;
+  return evaluate(model, ws, xs, u, du, how);
+}
+
+Formulation::StepOutcome RelativeProjectionFormulation::afterStep(const Model& model, DynamicsWorkspace& ws,
+                                                                  const Step& step, const State& x, Eigen::Ref<VecX> u) {
+  StepOutcome outcome;
+  evaluateConstraints(model, ws.kin, x);
+  factorizeAt(model, ws, x);
+  outcome.restart = rebaseTangentBasis(tangent_, step, continuation_, n_, f_, u);
+  resets_ += outcome.restart;
+  return outcome;
+}
+
+}  // namespace loopdyn
