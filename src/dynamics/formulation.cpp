@@ -19,25 +19,6 @@ void stabilizedGamma(const Model& model, DynamicsWorkspace& ws, const State& x, 
 
 namespace {
 
-/// Elimination's first half: constraints, mass, forces, Cholesky of M, z0 = L^-1 F, Gamma
-/// (stabilised) and At = L^-1 C^T diag(row) for all rows.
-void prepare(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte) {
-  evaluateConstraints(model, ws.kin, x);
-  massMatrix(model, ws.kin.motion, ws.M);
-  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
-  ws.mass_llt.compute(ws.M);
-  stabilizedGamma(model, ws, x, baumgarte);
-  ws.At = (ws.kin.C.transpose() * ws.scaling.row.asDiagonal()).eval();
-  if (ws.At.size() > 0) ws.mass_llt.matrixL().solveInPlace(ws.At);  // (empty: no constraint rows)
-  ws.z0 = ws.mass_llt.matrixL().solve(ws.F);
-}
-
-/// Elimination's second half: a = L^-T z, lambda = diag(row) lambda_s.
-void finish(DynamicsWorkspace& ws) {
-  ws.a = ws.mass_llt.matrixU().solve(ws.z);
-  ws.lambda = ws.scaling.row.cwiseProduct(ws.lambda);
-}
-
 }  // namespace
 
 std::unique_ptr<Coordinates> Formulation::coordinates(const Model& model) const {
@@ -215,21 +196,31 @@ std::string equationList(const Model& model, const std::vector<int>& rows) {
 }  // namespace
 
 std::string EliminationFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  prepare(model, ws, x, baumgarte);
+  // constraints, mass, forces, Cholesky of M, Gamma (stabilised), At = L^-1 C^T diag(row) for all
+  // rows and z0 = L^-1 F (kept_rows.hpp)
+  evaluateConstraints(model, ws.kin, x);
+  massMatrix(model, ws.kin.motion, ws.M);
+  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+  mass_llt_.compute(ws.M);
+  stabilizedGamma(model, ws, x, baumgarte);
+  At_ = (ws.kin.C.transpose() * ws.scaling.row.asDiagonal()).eval();
+  if (At_.size() > 0) mass_llt_.matrixL().solveInPlace(At_);  // (empty: no constraint rows)
+  z0_ = mass_llt_.matrixL().solve(ws.F);
   const VecX scaled_gamma = ws.scaling.row.cwiseProduct(ws.Gamma);
   const auto solveOn = [&](const std::vector<int>& kept) {
-    if (!solver_.solve(ws.At, ws.z0, scaled_gamma, kept)) return false;
-    ws.z = solver_.z;
+    if (!solver_.solve(At_, z0_, scaled_gamma, kept)) return false;
+    // a = L^-T z, lambda = diag(row) lambda_s (the eliminated rows' zero)
     ws.lambda.setZero(model.nc());
     for (std::size_t k = 0; k < kept.size(); ++k) ws.lambda(kept[k]) = solver_.w(static_cast<Eigen::Index>(k));
-    finish(ws);
+    ws.a = mass_llt_.matrixU().solve(solver_.z);
+    ws.lambda = ws.scaling.row.cwiseProduct(ws.lambda);
     return true;
   };
   if (solveOn(kept_)) return {};
   // The kept rows are dependent here. QR with column pivoting of all of At (the same matrix and
   // the same 1e-6 as the Cholesky test) tells whether the configuration is singular, or within
   // that of one (rank below the number kept), or only the choice went bad.
-  const KeptRowsSolver::Diagnosis why = KeptRowsSolver::diagnose(ws.At, kept_);
+  const KeptRowsSolver::Diagnosis why = KeptRowsSolver::diagnose(At_, kept_);
   if (why.rank < static_cast<int>(kept_.size()))
     return "a singular configuration (or within 1e-6 of one): the constraint matrix has rank " + std::to_string(why.rank) +
            " here, below the " + std::to_string(kept_.size()) + " equations kept after elimination (dependent: " +

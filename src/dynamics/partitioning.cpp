@@ -226,8 +226,8 @@ Formulation::StepOutcome PartitioningFormulation::afterStep(const Model& model, 
   State& xs = ws.x_shifted;
   xs.t = x.t;
   xs.q = x.q;
-  ws.rhs_K.resize(k_);
-  if (!evaluateWith(partition_, model, ws, xs, u, ws.rhs_K, false).empty()) return {};  // the next step reports it
+  VecX du(k_);
+  if (!evaluateWith(partition_, model, ws, xs, u, du, false).empty()) return {};  // the next step reports it
   const Scalar quality = currentQuality(partition_, ws.M, equations_.Md());
   const Scalar condition = equations_.rcond();
   const MatX M = ws.M;

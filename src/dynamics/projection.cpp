@@ -17,8 +17,9 @@ namespace {
 using ConstMapMat = Eigen::Map<const MatX>;
 
 /// (rate of A) T = d/dt (diag(row) C diag(col)) T by central differences along the motion x.v.
-void jacobianRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& T, Scalar speed) {
-  ws.AdotT.setZero(model.nc(), T.cols());
+void jacobianRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, Scalar speed,
+                       MatX& AdotT) {
+  AdotT.setZero(model.nc(), TS.cols());
   if (!(speed > 0)) return;
   const Scalar e = kJacobianRateStep * model.characteristicLength() / speed;
   for (const Scalar sign : {1.0, -1.0}) {
@@ -26,9 +27,9 @@ void jacobianRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x
     ws.x_shifted.v = x.v;
     displacePositions(model, x.q, (sign * e) * x.v, ws.x_shifted.q);
     evaluateConstraints(model, ws.kin_shifted, ws.x_shifted);
-    ws.AdotT.noalias() += (sign / (2 * e)) * (ws.kin_shifted.C * ws.TS);
+    AdotT.noalias() += (sign / (2 * e)) * (ws.kin_shifted.C * TS);
   }
-  ws.AdotT = ws.scaling.row.asDiagonal() * ws.AdotT;
+  AdotT = ws.scaling.row.asDiagonal() * AdotT;
 }
 
 }  // namespace
@@ -54,53 +55,53 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   ws.tangent.compute(ws.kin, ws.scaling, r_);
   const TangentFactorization& tf = ws.tangent;
   if (how.project) {
-    ws.T_projected = ConstMapMat(u.data(), n_, f_);
-    if (!reorthogonalize(tf.Q1, ws.T_projected)) return "the tangent basis T lost a direction";
+    T_projected_ = ConstMapMat(u.data(), n_, f_);
+    if (!reorthogonalize(tf.Q1, T_projected_)) return "the tangent basis T lost a direction";
   }
-  const ConstMapMat T(how.project ? ws.T_projected.data() : u.data(), n_, f_);
+  const ConstMapMat T(how.project ? T_projected_.data() : u.data(), n_, f_);
   // velocities, eq. (11b): v~ = T u + Q1 p'
-  tf.pivotedRows(-row.cwiseProduct(ws.kin.b), ws.p1);
-  tf.solveTransposedInPlace(ws.p1);
-  ws.vt.noalias() = T * qdot;
-  ws.vt.noalias() += tf.Q1 * ws.p1;
-  x.v = S.cwiseProduct(ws.vt);
+  tf.pivotedRows(-row.cwiseProduct(ws.kin.b), p1_);
+  tf.solveTransposedInPlace(p1_);
+  vt_.noalias() = T * qdot;
+  vt_.noalias() += tf.Q1 * p1_;
+  x.v = S.cwiseProduct(vt_);
   // accelerations, eqs. (10)-(11a)
   evaluateConstraints(model, ws.kin, x);
   massMatrix(model, ws.kin.motion, ws.M);
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   ws.Gamma = ws.kin.Gamma;
   if (baumgarte.beta != 0) ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
-  tf.pivotedRows(row.cwiseProduct(ws.Gamma), ws.p2);
-  tf.solveTransposedInPlace(ws.p2);
-  ws.TS = S.asDiagonal() * T;
-  ws.at.noalias() = tf.Q1 * ws.p2;                  // beta'' (scaled)
-  ws.r = ws.F - ws.M * S.cwiseProduct(ws.at);      // F - M S beta''
-  ws.rhs_u.noalias() = ws.TS.transpose() * ws.r;
-  ws.Mt.noalias() = ws.TS.transpose() * ws.M * ws.TS;
+  tf.pivotedRows(row.cwiseProduct(ws.Gamma), p2_);
+  tf.solveTransposedInPlace(p2_);
+  TS_ = S.asDiagonal() * T;
+  at_.noalias() = tf.Q1 * p2_;                  // beta'' (scaled)
+  ws.r = ws.F - ws.M * S.cwiseProduct(at_);      // F - M S beta''
+  rhs_u_.noalias() = TS_.transpose() * ws.r;
+  Mt_.noalias() = TS_.transpose() * ws.M * TS_;
   if (f_ > 0) {  // (a fully driven mechanism has no tangent basis: nothing to solve or continue)
-    ws.mt_llt.compute(ws.Mt);
-    if (ws.mt_llt.info() != Eigen::Success) return "the projected mass matrix T^T M T is not positive definite";
-    ws.mt_llt.solveInPlace(ws.rhs_u);              // T^T a~
+    mt_llt_.compute(Mt_);
+    if (mt_llt_.info() != Eigen::Success) return "the projected mass matrix T^T M T is not positive definite";
+    mt_llt_.solveInPlace(rhs_u_);              // T^T a~
   }
-  ws.at.noalias() += T * ws.rhs_u;
-  ws.a = S.cwiseProduct(ws.at);
+  at_.noalias() += T * rhs_u_;
+  ws.a = S.cwiseProduct(at_);
   // continuation (*): T_dot = -Q1 X, X = R11^-T (A_dot T)_K; du/dt = T^T a~ - X^T p'. Right at a
   // singular configuration (a motion leaving a singular start: the simulation steps across the
   // others) the solve with R11 divides by rounding; there, on the constraints (project), T is the
   // closest basis at every evaluation anyway and its stored value is kept (X only for the drivers)
-  du.tail(f_) = ws.rhs_u;
+  du.tail(f_) = rhs_u_;
   const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
-  const bool driven = ws.p1.size() > 0 && ws.p1.cwiseAbs().maxCoeff() > 0;
+  const bool driven = p1_.size() > 0 && p1_.cwiseAbs().maxCoeff() > 0;
   if (f_ > 0 && (!frozen || driven)) {
-    jacobianRateTimes(model, ws, x, ws.TS, ws.vt.norm());
-    tf.pivotedRows(ws.AdotT, ws.X);
-    tf.solveTransposedInPlace(ws.X);
-    du.tail(f_).noalias() -= ws.X.transpose() * ws.p1;
+    jacobianRateTimes(model, ws, x, TS_, vt_.norm(), AdotT_);
+    tf.pivotedRows(AdotT_, X_);
+    tf.solveTransposedInPlace(X_);
+    du.tail(f_).noalias() -= X_.transpose() * p1_;
   }
   if (frozen || f_ == 0)
     du.head(n_ * f_).setZero();
   else
-    Eigen::Map<MatX>(du.data(), n_, f_).noalias() = -tf.Q1 * ws.X;
+    Eigen::Map<MatX>(du.data(), n_, f_).noalias() = -tf.Q1 * X_;
   if (how.multipliers) {
     ws.r = ws.F - ws.M * ws.a;
     leastNormMultipliers(model, ws, ws.r);

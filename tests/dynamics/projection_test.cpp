@@ -82,7 +82,8 @@ Recorded runModel(const std::string& name, Formulation& formulation, Scalar t_en
     run.u.push_back(s.generalized_velocities);
     run.a_scaled.push_back(ws.scaling.col.cwiseInverse().cwiseProduct(s.a));
     run.reactions.push_back(s.lambda);
-    run.basis.push_back(ws.TS);
+    if (const auto* projection = dynamic_cast<const ProjectionFormulation*>(&formulation))
+      run.basis.push_back(projection->basis());
   });
   run.passages = run.result.passages;
   return run;

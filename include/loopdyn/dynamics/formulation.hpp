@@ -78,23 +78,14 @@ struct DynamicsWorkspace {
   KineticGram gram_holonomic;  ///< G over the holonomic rows (position projection)
   VecX dq;                     ///< a position correction, nv
   MatX Cs_t;                   ///< C_s^T = diag(col) C^T diag(row)
-  Eigen::LLT<MatX> mass_llt;
-  MatX At;  ///< L^-1 C^T diag(row), nv x rows used (elimination)
-  VecX z0, z, r;
+  VecX r, w;
   Eigen::CompleteOrthogonalDecomposition<MatX> cod;
-  Eigen::SelfAdjointEigenSolver<MatX> gram_eigen;
-  MatX gram;
-  VecX rhs_K;
-  VecX w;
 
-  // minimal-coordinate formulations (projection.hpp; partitioning.hpp keeps its own)
+  // shared by the singularity watch, the singular start and the minimal-coordinate formulations
+  // (projection and partitioning keep their own matrices as members)
   TangentFactorization tangent;
   KinematicsWorkspace kin_shifted;  ///< constraints at q (+) e v, for the rate of A
   State x_shifted;
-  MatX TS, AdotT, X, Mt;
-  MatX T_projected;  ///< projection: T moved onto the tangent space of the projected positions
-  Eigen::LLT<MatX> mt_llt;
-  VecX p1, p2, vt, at, rhs_u;
 
   // relative coordinates (relative_lagrange.hpp)
   VecX a_r;    ///< joint accelerations
@@ -240,7 +231,11 @@ class EliminationFormulation final : public Formulation {
  private:
   std::vector<int> eliminated_, kept_;
   bool reselect_;
-  mutable KeptRowsSolver solver_;  ///< (its buffers: one formulation object per thread)
+  // buffers (one formulation object per thread)
+  mutable KeptRowsSolver solver_;
+  mutable Eigen::LLT<MatX> mass_llt_;  ///< M = L L^T
+  mutable MatX At_;                    ///< L^-1 C^T diag(row), all rows
+  mutable VecX z0_;                    ///< L^-1 F
 };
 
 /// Rows of C by equation name ("C.y", "W4"); throws InvalidArgument naming an unknown one.

@@ -87,6 +87,16 @@ class ProjectionFormulation final : public Formulation {
   std::string start_event_;
   bool continuation_;
   long resets_ = 0;
+  // the last evaluation's (one formulation object per thread)
+  mutable MatX TS_;           ///< diag(col) T: the basis in velocity units
+  mutable MatX T_projected_;  ///< T moved onto the tangent space of the projected positions
+  mutable MatX AdotT_, X_, Mt_;
+  mutable Eigen::LLT<MatX> mt_llt_;
+  mutable VecX p1_, p2_, vt_, at_, rhs_u_;
+
+ public:
+  /// The basis in velocity units, diag(col) T, of the last evaluation (n x f).
+  const MatX& basis() const { return TS_; }
 };
 
 }  // namespace loopdyn
