@@ -3,6 +3,7 @@
 #include <Eigen/QR>
 
 #include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/dynamics/tree_dynamics.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 
 namespace loopdyn {
@@ -54,8 +55,11 @@ void JointSpaceEquations::evaluate(const Model& model, const TreeKinematics& tre
   stabilizedGamma(model, ws, x, baumgarte);
   evaluateConstraints(model, tree, ws, x);
   tree.absoluteAccelerations(x.q_r, x.v_r, VecX::Zero(tree.nv()), bias);  // Jdot v_r
-  M.noalias() = J.transpose() * ws.M * J;
-  Q.noalias() = J.transpose() * (ws.F - ws.M * bias);
+  // M_r by the composite-rigid-body algorithm, Q_r by the Newton-Euler backward pass (tree_dynamics.hpp)
+  compositeRigidBodyMassMatrix(model, tree, ws.kin.motion, J, M);
+  ws.r = ws.F;
+  ws.r.noalias() -= ws.M * bias;
+  subtreeJointForces(model, tree, ws.kin.motion, J, ws.r, Q);
   const auto k = static_cast<Eigen::Index>(rows.size());
   gamma.resize(k);
   for (Eigen::Index i = 0; i < k; ++i) gamma(i) = ws.Gamma(rows[static_cast<std::size_t>(i)]) - ws.kin.C.row(rows[static_cast<std::size_t>(i)]).dot(bias);

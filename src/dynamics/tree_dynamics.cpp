@@ -7,6 +7,109 @@
 
 namespace loopdyn {
 
+namespace {
+
+using Mat6 = Eigen::Matrix<Scalar, 6, 6>;
+
+Mat3 cross(const Vec3& c) {
+  Mat3 out;
+  out << 0, -c.z(), c.y(), c.z(), 0, -c.x(), -c.y(), c.x(), 0;
+  return out;
+}
+
+/// Body b's velocity coordinates in J (Model's layout) as a 6-vector [v; omega] of 3D form.
+Vec6 bodyTwist(const Model& model, const MatX& J, BodyIndex b, Eigen::Index column) {
+  Vec6 V = Vec6::Zero();
+  if (model.dimension() == 2) {
+    V(0) = J(3 * b, column);
+    V(1) = J(3 * b + 1, column);
+    V(5) = J(3 * b + 2, column);
+  } else {
+    V = J.block<6, 1>(6 * b, column);
+  }
+  return V;
+}
+
+/// The axes of the link of body b about the world origin: [v_c + c x omega; omega] per column.
+Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6> linkAxes(const Model& model, const MatX& J,
+                                                                        const TreeKinematics::LinkCoordinates& link,
+                                                                        const Vec3& c) {
+  Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6> s(6, link.model->nv());
+  for (int k = 0; k < link.model->nv(); ++k) {
+    const Vec6 V = bodyTwist(model, J, link.body, link.v_offset + k);
+    s.col(k) << V.head<3>() + c.cross(V.tail<3>()), V.tail<3>();
+  }
+  return s;
+}
+
+}  // namespace
+
+void compositeRigidBodyMassMatrix(const Model& model, const TreeKinematics& tree, const std::vector<BodyMotion>& motion,
+                                  const MatX& J, MatX& M_r) {
+  const Topology& topology = model.topology();
+  const auto nb = static_cast<std::size_t>(model.nb());
+  // the bodies' spatial inertias about the origin, summed over their subtrees
+  std::vector<Mat6> composite(nb);
+  for (std::size_t b = 0; b < nb; ++b) {
+    const Body& body = model.bodies()[b];
+    const BodyMotion& m = motion[b];
+    const Mat3 I_w = model.dimension() == 2 ? Mat3(body.inertia) : Mat3(m.R * body.inertia * m.R.transpose());
+    const Mat3 C = cross(m.r);
+    Mat6& I = composite[b];
+    I << body.mass * Mat3::Identity(), -body.mass * C, body.mass * C, I_w - body.mass * C * C;
+  }
+  for (auto it = topology.order.rbegin(); it != topology.order.rend(); ++it) {
+    const BodyIndex parent = topology.links[static_cast<std::size_t>(*it)].parent;
+    if (parent != kGround) composite[static_cast<std::size_t>(parent)] += composite[static_cast<std::size_t>(*it)];
+  }
+  const std::vector<TreeKinematics::LinkCoordinates> links = tree.links();
+  std::vector<Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6>> axes(nb);
+  for (const TreeKinematics::LinkCoordinates& link : links)
+    axes[static_cast<std::size_t>(link.body)] = linkAxes(model, J, link, motion[static_cast<std::size_t>(link.body)].r);
+  M_r.setZero(tree.nv(), tree.nv());
+  for (const TreeKinematics::LinkCoordinates& link : links) {
+    const auto i = static_cast<std::size_t>(link.body);
+    const int ni = link.model->nv();
+    if (ni == 0) continue;
+    // F = I^c_i s_i, and M_r(j, i) = s_j^T F up the path to ground
+    const Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6> F = composite[i] * axes[i];
+    M_r.block(link.v_offset, link.v_offset, ni, ni) = axes[i].transpose() * F;
+    for (BodyIndex j = topology.links[i].parent; j != kGround; j = topology.links[static_cast<std::size_t>(j)].parent) {
+      const TreeLink& up = topology.links[static_cast<std::size_t>(j)];
+      const int nj = up.count.nv;
+      if (nj == 0) continue;
+      M_r.block(up.v_offset, link.v_offset, nj, ni) = axes[static_cast<std::size_t>(j)].transpose() * F;
+      M_r.block(link.v_offset, up.v_offset, ni, nj) = M_r.block(up.v_offset, link.v_offset, nj, ni).transpose();
+    }
+  }
+}
+
+void subtreeJointForces(const Model& model, const TreeKinematics& tree, const std::vector<BodyMotion>& motion,
+                        const MatX& J, const VecX& w, VecX& Q_r) {
+  const Topology& topology = model.topology();
+  const auto nb = static_cast<std::size_t>(model.nb());
+  const int d = model.vPerBody();
+  std::vector<Vec6> sum(nb);
+  for (std::size_t b = 0; b < nb; ++b) {
+    Vec6 W = Vec6::Zero();  // [f; n] in 3D form
+    if (d == 3)
+      W << w(3 * static_cast<Eigen::Index>(b)), w(3 * static_cast<Eigen::Index>(b) + 1), 0, 0, 0,
+          w(3 * static_cast<Eigen::Index>(b) + 2);
+    else
+      W = w.segment<6>(6 * static_cast<Eigen::Index>(b));
+    sum[b] << W.head<3>(), W.tail<3>() + motion[b].r.cross(W.head<3>());
+  }
+  for (auto it = topology.order.rbegin(); it != topology.order.rend(); ++it) {
+    const BodyIndex parent = topology.links[static_cast<std::size_t>(*it)].parent;
+    if (parent != kGround) sum[static_cast<std::size_t>(parent)] += sum[static_cast<std::size_t>(*it)];
+  }
+  Q_r.resize(tree.nv());
+  for (const TreeKinematics::LinkCoordinates& link : tree.links())
+    Q_r.segment(link.v_offset, link.model->nv()) =
+        linkAxes(model, J, link, motion[static_cast<std::size_t>(link.body)].r).transpose() *
+        sum[static_cast<std::size_t>(link.body)];
+}
+
 void treeForwardDynamics(const Model& model, const TreeKinematics& tree, Scalar t, const VecX& q_r, const VecX& v_r,
                          VecX& a_r) {
   LOOPDYN_CHECK(model.topology().cut_joints.empty() && model.drivers().empty(),

@@ -16,7 +16,9 @@
 /// rank decisions and tangent bases do not depend on the units of length, as in absolute
 /// coordinates.
 ///
-/// Dense with an explicit J (O(n^2) memory, O(n^3) time): the baseline of the recursive methods.
+/// M_r by the composite-rigid-body algorithm and Q_r by the recursive Newton-Euler backward pass
+/// (tree_dynamics.hpp), C_r with an explicit J (O(n^2) memory and time): the baseline of the
+/// recursive methods.
 
 #include <vector>
 

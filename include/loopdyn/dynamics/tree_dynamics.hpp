@@ -14,6 +14,25 @@
 
 namespace loopdyn {
 
+/// The composite-rigid-body algorithm (Featherstone 2008, sect. 6.2) for M_r = J^T M J, in
+/// world-frame spatial vectors about the world origin. A link's axes s_k (6 x nv_k, [v_O; omega]:
+/// the twist of its body per unit joint velocity) are J's columns at the link's own body, moved
+/// from the centre of mass to the origin; a body's spatial inertia about the origin is
+///   I_b = [m 1, -m [c]; m [c], I_w - m [c][c]]   (c: centre of mass, I_w: world inertia)
+/// and the composite inertia of a subtree the sum of its bodies' (no transforms: one frame for
+/// all). Then M_r(j, i) = s_j^T I^c_i s_i for every j on the path from link i to ground (zero off
+/// it): O(n d) for depth d, instead of the O(n^2 nv) product. `motion`: the bodies' poses.
+void compositeRigidBodyMassMatrix(const Model& model, const TreeKinematics& tree, const std::vector<BodyMotion>& motion,
+                                  const MatX& J, MatX& M_r);
+
+/// The recursive Newton-Euler algorithm's backward pass for Q_r = J^T w: each body's wrench w_b
+/// (Model's velocity layout: force at the centre of mass, torque), as a spatial force about the
+/// world origin [f; n + c x f], summed over the subtrees (children before parents), and Q_k =
+/// s_k^T (the subtree's sum) for each link's axes s_k: O(n). With w = F - M Jdot v_r these are
+/// the joint-space forces of Kane's equations (the bias of the RNEA's forward pass included).
+void subtreeJointForces(const Model& model, const TreeKinematics& tree, const std::vector<BodyMotion>& motion,
+                        const MatX& J, const VecX& w, VecX& Q_r);
+
 /// Joint accelerations a_r at (t, q_r, v_r). Throws InvalidArgument for a model that is not an
 /// open tree (cut joints, distance joints, knife edges or drivers: not handled here yet).
 void treeForwardDynamics(const Model& model, const TreeKinematics& tree, Scalar t, const VecX& q_r, const VecX& v_r,
