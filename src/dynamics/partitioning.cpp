@@ -140,7 +140,7 @@ void PartitionedEquations::dependentRowMultipliers(const MatX& M, const VecX& F,
 Scalar PartitionedEquations::rcond() const { return r_ > 0 ? cd_lu_.rcond() : 1; }
 
 PartitioningFormulation::PartitioningFormulation(const Model& model, int rank, Scalar switch_ratio)
-    : n_(model.nv()), nc_(model.nc()), r_(rank), k_(model.nv() - rank), switch_ratio_(switch_ratio), watch_(rank) {
+    : n_(model.nv()), nc_(model.nc()), r_(rank), k_(model.nv() - rank), switch_ratio_(switch_ratio) {
   LOOPDYN_CHECK(rank >= 0 && rank <= model.nv(), "partitioning: rank ", rank, " out of range");
   LOOPDYN_CHECK(switch_ratio >= 0 && switch_ratio < 1, "partitioning: switch ratio ", switch_ratio,
                 " must be in [0, 1)");
@@ -197,7 +197,7 @@ std::string PartitioningFormulation::solve(const Model& model, DynamicsWorkspace
 std::string PartitioningFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
                                            Eigen::Ref<VecX> u) {
   switches_.clear();
-  if (const Scalar ratio = watch_.start(model, ws, x); ratio < kSingularRatio) {
+  if (const Scalar ratio = SingularWatch(r_).start(model, ws, x); ratio < kSingularRatio) {
     std::ostringstream os;
     os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio << " at rank " << r_
        << "): no set of independent coordinates exists there; start from a regular configuration or use "
@@ -212,16 +212,10 @@ std::string PartitioningFormulation::start(const Model& model, DynamicsWorkspace
   return {};
 }
 
-Formulation::StepOutcome PartitioningFormulation::afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step,
+Formulation::StepOutcome PartitioningFormulation::afterStep(const Model& model, DynamicsWorkspace& ws, const Step&,
                                                             const State& x, Eigen::Ref<VecX> u) {
-  if (const std::vector<SingularWatch::Approach> passages = watch_.afterStep(model, ws, step, x); !passages.empty()) {
-    const SingularWatch::Approach& a = passages.front();
-    std::ostringstream os;
-    os << "at t = " << a.t << " s the mechanism reaches a singular configuration (|R_rr|/|R_11| = " << a.ratio
-       << " at rank " << r_ << "): every set of independent coordinates is singular there and partitioning cannot "
-       << "continue; --method projection passes singular configurations";
-    return {false, {}, os.str()};
-  }
+  // (the simulation's watch stops the run at a singular configuration, which partitioning cannot
+  // pass: passesSingularConfigurations())
   if (switch_ratio_ == 0 || k_ == 0) return {};
   State& xs = ws.x_shifted;
   xs.t = x.t;

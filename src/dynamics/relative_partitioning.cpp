@@ -14,7 +14,6 @@ RelativePartitioningFormulation::RelativePartitioningFormulation(const Model& mo
       r_(rank - (model.nc() - static_cast<int>(jointSpaceConstraintRows(model).size()))),
       k_(tree_.nv() - r_),
       switch_ratio_(switch_ratio),
-      watch_(rank),
       names_(jointCoordinateNames(model, 'v')),
       equations_(model, tree_) {
   LOOPDYN_CHECK(r_ >= 0 && r_ <= tree_.nv(), "partitioning in joint coordinates: rank ", rank, " leaves ", r_,
@@ -115,7 +114,8 @@ std::string RelativePartitioningFormulation::solveAt(const Model& model, Dynamic
 std::string RelativePartitioningFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
                                                    Eigen::Ref<VecX> u) {
   switches_.clear();
-  if (const Scalar ratio = watch_.start(model, ws, x); ratio < kSingularRatio) {
+  if (const Scalar ratio = SingularWatch(r_ + (model.nc() - static_cast<int>(equations_.rows.size()))).start(model, ws, x);
+      ratio < kSingularRatio) {
     std::ostringstream os;
     os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio
        << "): no set of independent coordinates exists there; start from a regular configuration or use "
@@ -132,16 +132,10 @@ std::string RelativePartitioningFormulation::start(const Model& model, DynamicsW
 }
 
 Formulation::StepOutcome RelativePartitioningFormulation::afterStep(const Model& model, DynamicsWorkspace& ws,
-                                                                    const Step& step, const State& x,
+                                                                    const Step&, const State& x,
                                                                     Eigen::Ref<VecX> u) {
-  if (const std::vector<SingularWatch::Approach> passages = watch_.afterStep(model, ws, step, x); !passages.empty()) {
-    const SingularWatch::Approach& a = passages.front();
-    std::ostringstream os;
-    os << "at t = " << a.t << " s the mechanism reaches a singular configuration (|R_rr|/|R_11| = " << a.ratio
-       << "): every set of independent coordinates is singular there and partitioning cannot continue; --method "
-          "projection passes singular configurations";
-    return {false, {}, os.str()};
-  }
+  // (the simulation's watch stops the run at a singular configuration, which partitioning cannot
+  // pass: passesSingularConfigurations())
   if (switch_ratio_ == 0 || k_ == 0) return {};
   State xs = x;
   VecX du(k_);

@@ -40,10 +40,10 @@
 /// and xi come from a C_KD whose condition grows without bound as the motion nears it. A step may
 /// land beside it and leave the motion on a wrong velocity (measured: the modified triple
 /// four-bar with adams lost 23% of its energy in one step at t = 2.74 s and then crawled; dopri5
-/// happened to step over its passages). Partitioning therefore watches every step for a
-/// singular configuration (singular_watch.hpp, the projection formulation's watch) and stops
-/// at the first one, with its time and rank (as elimination does): `--method projection`
-/// continues through them.
+/// happened to step over its passages). A simulation with partitioning therefore stops at the
+/// first one its singularity watch finds (singular_watch.hpp, the one watch every formulation
+/// shares: passesSingularConfigurations() is false), with its time and rank, as with
+/// elimination: `--method projection` continues through them.
 ///
 /// Reactions (sect. 5, eqs. (32)-(38)). In loopdyn's absolute coordinates the rows of C are the
 /// joint equations themselves (point coincidences, axis perpendicularities, distances), so the
@@ -187,7 +187,6 @@ class PartitioningFormulation final : public Formulation {
   Partition partition_;
   Scalar best_quality_ = 0;  ///< mu of the best set, last computed
   std::vector<CoordinateSwitch> switches_;
-  SingularWatch watch_;
 };
 
 /// mu(I) of partition p from the mass matrix M and M_d = D M D^T (see the header).

@@ -69,7 +69,6 @@ class RelativePartitioningFormulation final : public JointCoordinateFormulation 
   Partition partition_;
   Scalar best_quality_ = 0;
   std::vector<CoordinateSwitch> switches_;
-  SingularWatch watch_;
   std::vector<std::string> names_;  ///< the joint velocities' names
   // buffers (one formulation object per thread)
   mutable JointSpaceEquations equations_;
