@@ -39,7 +39,9 @@
 /// What is checked (a failed check ends the run with ok = false and `failure` saying which):
 ///   the energy balance E = T + V - W drifts by at most energyTolerance(options) of the energy
 ///   scale; the motion keeps its branch at every singular passage; the constraint violation of the
-///   integrated state stays below 100 x the projection trigger; no right-hand side is non-finite.
+///   integrated state at the step ends stays below 100 x the projection trigger (the samples
+///   between them also carry the dense output's interpolation error, which their projection
+///   removes); no right-hand side is non-finite.
 
 #include <functional>
 #include <string>
@@ -120,6 +122,9 @@ struct SimulationResult {
   Scalar energy_drift_max = 0;     ///< max |E(t) - E(0)| over the samples
   Scalar energy_scale = 0;         ///< max(T) + max|V - V(0)| over the samples: for relative drift
   Scalar max_position_violation = 0, max_velocity_violation = 0;  ///< over the samples (see Sample)
+  /// The largest scaled position violation at a step's end, before its projection: the drift the
+  /// integration leaves (the samples' also holds the dense output's interpolation error).
+  Scalar max_step_position_violation = 0;
   std::vector<std::string> warnings;
   std::vector<std::string> events;  ///< what happened along the way ("t = ... s: ..."): passages, switches
   std::vector<SingularPassage> passages;  ///< singular configurations passed, in time order
