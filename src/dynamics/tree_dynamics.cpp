@@ -126,10 +126,15 @@ void treeForwardDynamics(const Model& model, const TreeKinematics& tree, Scalar 
   appliedForces(model, motion, t, F, F_nc);
   tree.jacobian(q_r, J);
   tree.absoluteAccelerations(q_r, v_r, VecX::Zero(tree.nv()), bias);  // Jdot v
-  // J^T M J is positive definite for a tree of bodies with mass: every joint motion moves a body
-  const Eigen::LLT<MatX> factor(J.transpose() * M * J);
+  // M_r = J^T M J (composite rigid bodies) is positive definite for a tree of bodies with mass:
+  // every joint motion moves a body; Q_r = J^T (F - M Jdot v) by the Newton-Euler backward pass
+  MatX M_r;
+  VecX Q_r;
+  compositeRigidBodyMassMatrix(model, tree, motion, J, M_r);
+  subtreeJointForces(model, tree, motion, J, F - M * bias, Q_r);
+  const Eigen::LLT<MatX> factor(M_r);
   LOOPDYN_CHECK(factor.info() == Eigen::Success, "the tree's mass matrix J^T M J is not positive definite");
-  a_r = factor.solve(J.transpose() * (F - M * bias));
+  a_r = factor.solve(Q_r);
 }
 
 }  // namespace loopdyn

@@ -7,7 +7,8 @@
 ///   J^T M J a_r = J^T (F - M Jdot v_r)
 /// (Kane's equations: the ideal joint reactions do no work on the motions the joints allow and
 /// drop out). M and F are those of the absolute formulations (gravity, springs, dampers, loads,
-/// joint efforts, gyroscopic terms). Dense, with an explicit J: O(n^2) memory, O(n^3) time.
+/// joint efforts, gyroscopic terms). J^T M J by composite rigid bodies and J^T w by the
+/// Newton-Euler backward pass (below), with J explicit: O(n^2) memory and time.
 
 #include "loopdyn/kinematics/tree_kinematics.hpp"
 #include "loopdyn/model/model.hpp"
