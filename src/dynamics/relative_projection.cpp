@@ -162,13 +162,12 @@ std::string RelativeProjectionFormulation::start(const Model& model, DynamicsWor
     const int rank = r_ + (model.nc() - static_cast<int>(equations_.rows.size()));
     const SingularStart branch = singularStartBasis(model, ws, xs, rank);
     if (!branch.problem.empty()) return "the initial configuration is singular: " + branch.problem;
-    const MatX V = ws.scaling.col.asDiagonal() * branch.T;
-    MatX basis = equations_.col.cwiseInverse().asDiagonal() * equations_.J.colPivHouseholderQr().solve(V);
-    if (f_ > 0) {  // (Eigen's eigensolver crashes on an empty matrix: a fully driven mechanism)
+    if (f_ > 0) {  // (a fully driven mechanism has no basis; Eigen's products of empty matrices are undefined)
+      const MatX V = ws.scaling.col.asDiagonal() * branch.T;
+      MatX basis = equations_.col.cwiseInverse().asDiagonal() * equations_.J.colPivHouseholderQr().solve(V);
       const Eigen::SelfAdjointEigenSolver<MatX> gram(basis.transpose() * basis);
-      basis = basis * gram.operatorInverseSqrt();
+      T = basis * gram.operatorInverseSqrt();
     }
-    T = basis;
     std::ostringstream os;
     os << "starts at a singular configuration (|R_rr|/|R_11| = " << ratio << " in joint coordinates): rank "
        << branch.rank << " of " << rank << ", " << rank - branch.rank
