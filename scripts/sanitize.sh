@@ -17,7 +17,7 @@ export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # (the simulations that repeat what the plain build already checked, at 5-10x the time here; and
 # the installed-package test, which builds programs outside the tree without the sanitizers)
-slow='CrossFormulation|HdcaStudy|LadderPassage|PartitioningSwitching|RedundantEquivalence|ProjectionPaperModels|RelativeCoordinates|SingularRest|Package'
+slow='CrossFormulation|HdcaStudy|LadderPassage|PartitioningSwitching|SwitchesKeepTheMotion|PaperFourBarKeepsItsCrankAngle|DriftIsJudged|RedundantEquivalence|ProjectionPaperModels|RelativeCoordinates|SingularRest|Package'
 echo "sanitize: unit tests under ASan + UBSan (without: $slow)"
 ctest --test-dir build-sanitize --output-on-failure --parallel "$(nproc)" -E "$slow"
 
