@@ -91,17 +91,9 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   // closest basis at every evaluation anyway and its stored value is kept (X only for the drivers)
   du.tail(f_) = rhs_u_;
   const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
-  const bool driven = p1_.size() > 0 && p1_.cwiseAbs().maxCoeff() > 0;
-  if (f_ > 0 && (!frozen || driven)) {
-    jacobianRateTimes(model, ws, x, TS_, vt_.norm(), AdotT_);
-    tf.pivotedRows(AdotT_, X_);
-    tf.solveTransposedInPlace(X_);
-    du.tail(f_).noalias() -= X_.transpose() * p1_;
-  }
-  if (frozen || f_ == 0)
-    du.head(n_ * f_).setZero();
-  else
-    Eigen::Map<MatX>(du.data(), n_, f_).noalias() = -tf.Q1 * X_;
+  continuationRates(
+      tf, p1_, frozen, n_, f_, [&](MatX& AdotT) { jacobianRateTimes(model, ws, x, TS_, vt_.norm(), AdotT); }, AdotT_,
+      X_, du);
   if (how.multipliers) {
     ws.r = ws.F - ws.M * ws.a;
     leastNormMultipliers(model, ws, ws.r);
@@ -165,6 +157,21 @@ Formulation::StepOutcome ProjectionFormulation::afterStep(const Model& model, Dy
   outcome.restart = rebaseTangentBasis(ws.tangent, step, continuation_, n_, f_, u);
   resets_ += outcome.restart;
   return outcome;
+}
+
+void continuationRates(const TangentFactorization& tf, const VecX& p1, bool frozen, int n, int f,
+                       const std::function<void(MatX& AdotT)>& rateTimes, MatX& AdotT, MatX& X, Eigen::Ref<VecX> du) {
+  const bool driven = p1.size() > 0 && p1.cwiseAbs().maxCoeff() > 0;
+  if (f > 0 && (!frozen || driven)) {
+    rateTimes(AdotT);
+    tf.pivotedRows(AdotT, X);
+    tf.solveTransposedInPlace(X);
+    du.tail(f).noalias() -= X.transpose() * p1;
+  }
+  if (frozen || f == 0)
+    du.head(n * f).setZero();
+  else
+    Eigen::Map<MatX>(du.data(), n, f).noalias() = -tf.Q1 * X;
 }
 
 bool rebaseTangentBasis(const TangentFactorization& tf, const Formulation::Step& step, bool continuation, int n, int f,

@@ -42,10 +42,10 @@ void RelativeProjectionFormulation::factorizeAt(const Model& model, DynamicsWork
 }
 
 void RelativeProjectionFormulation::constraintRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x,
-                                                        Scalar speed) const {
+                                                        Scalar speed, MatX& AdotT) const {
   const std::vector<int>& rows = equations_.rows;
   const auto k = static_cast<Eigen::Index>(rows.size());
-  AdotT_.setZero(k, f_);
+  AdotT.setZero(k, f_);
   if (!(speed > 0)) return;
   const Scalar e = kJacobianRateStep * model.characteristicLength() / speed;
   VecX q_shifted;
@@ -56,9 +56,9 @@ void RelativeProjectionFormulation::constraintRateTimes(const Model& model, Dyna
     evaluateConstraints(model, ws.kin_shifted, x_shifted_);
     tree_.jacobian(q_shifted, J_shifted_);
     for (Eigen::Index i = 0; i < k; ++i)
-      AdotT_.row(i).noalias() += (sign / (2 * e)) * (ws.kin_shifted.C.row(rows[static_cast<std::size_t>(i)]) * J_shifted_) * TS_;
+      AdotT.row(i).noalias() += (sign / (2 * e)) * (ws.kin_shifted.C.row(rows[static_cast<std::size_t>(i)]) * J_shifted_) * TS_;
   }
-  for (Eigen::Index i = 0; i < k; ++i) AdotT_.row(i) *= ws.scaling.row(rows[static_cast<std::size_t>(i)]);
+  for (Eigen::Index i = 0; i < k; ++i) AdotT.row(i) *= ws.scaling.row(rows[static_cast<std::size_t>(i)]);
 }
 
 std::string RelativeProjectionFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
@@ -120,17 +120,8 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
   // continuation: T' = -Q1 X, X = R11^-T (A' T)_K; w' = T^T a~ - X^T p' (projection.hpp)
   du.tail(f_) = w_rate;
   const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
-  const bool driven = p1_.size() > 0 && p1_.cwiseAbs().maxCoeff() > 0;
-  if (f_ > 0 && (!frozen || driven)) {
-    constraintRateTimes(model, ws, x, vt_.norm());
-    tf.pivotedRows(AdotT_, X_);
-    tf.solveTransposedInPlace(X_);
-    du.tail(f_).noalias() -= X_.transpose() * p1_;
-  }
-  if (frozen || f_ == 0)
-    du.head(n_ * f_).setZero();
-  else
-    Eigen::Map<MatX>(du.data(), n_, f_).noalias() = -tf.Q1 * X_;
+  continuationRates(
+      tf, p1_, frozen, n_, f_, [&](MatX& AdotT) { constraintRateTimes(model, ws, x, vt_.norm(), AdotT); }, AdotT_, X_, du);
   if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
   if (how.multipliers) {
     ws.r = ws.F;

@@ -37,6 +37,7 @@
 /// multipliers, the same as the lagrange formulation reports: unique reactions agree with
 /// every formulation, and non-unique ones follow the least-norm choice.
 
+#include <functional>
 #include <vector>
 
 #include "loopdyn/dynamics/formulation.hpp"
@@ -49,6 +50,14 @@ inline constexpr Scalar kJacobianRateStep = 5e-6;
 /// Below this |R_rr| / |R_11| (only where a motion leaves a singular start) the stored basis is
 /// not turned: T's rate divides by the vanishing pivot.
 inline constexpr Scalar kFrozenBasisRatio = 1e-3;
+
+/// The continuation's part of du = [T'; w'] (see the header, (*)): X = R11^-T (A' T)_K with A' T
+/// (every row of A, scaled) written into AdotT by rateTimes, called only where it is needed;
+/// then T' = -Q1 X into du's first n f entries and w' -= X^T p' (du's last f entries already
+/// hold T^T a~). `frozen` (right at a singular configuration, on the constraints): T' = 0, and X
+/// only for the drivers' term.
+void continuationRates(const TangentFactorization& tf, const VecX& p1, bool frozen, int n, int f,
+                       const std::function<void(MatX& AdotT)>& rateTimes, MatX& AdotT, MatX& X, Eigen::Ref<VecX> du);
 
 /// After an accepted step, with tf factorised at its end: the stored basis T (u's first n f
 /// entries, n x f) replaced by the closest orthonormal tangent basis when it has drifted from

@@ -62,8 +62,8 @@ class RelativeProjectionFormulation final : public JointCoordinateFormulation {
  private:
   /// J, C_r and the tangent factorisation at x's positions (ws.kin evaluated there).
   void factorizeAt(const Model& model, DynamicsWorkspace& ws, const State& x) const;
-  /// A' T~ (T~ = diag(col_r) T, rows scaled) by central differences along x.v_r, into AdotT_.
-  void constraintRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, Scalar speed) const;
+  /// A' T~ (T~ = diag(col_r) T, rows scaled) by central differences along x.v_r.
+  void constraintRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, Scalar speed, MatX& AdotT) const;
 
   int n_, r_, f_;
   bool continuation_;
