@@ -3,10 +3,10 @@
 /// with the equations of the joints outside the tree (cut joints, distance joints, knife edges) and
 /// of the drivers kept as constraints:
 ///   M_r a_r + C_r^T mu = Q_r,   C_r a_r = gamma_r,
-/// where M_r = J^T M J, Q_r = J^T (F - M Jdot v_r), C_r = C_cut J and gamma_r = Gamma_cut - C_cut
-/// Jdot v_r (tree_dynamics.hpp for the tree part; C_cut, Gamma_cut: the absolute rows of those
-/// pairs). The multipliers mu are the least-norm ones (C_r M_r^-1 C_r^T mu = ..., redundant rows
-/// allowed), and the accelerations are unique as in absolute coordinates.
+/// the joint-space equations of joint_space_equations.hpp (M_r by composite rigid bodies, Q_r by
+/// the Newton-Euler backward pass, C_r = C_cut J). The multipliers mu are the least-norm ones
+/// (C_r M_r^-1 C_r^T mu = ..., redundant rows allowed), and the accelerations are unique as in
+/// absolute coordinates.
 ///
 /// Reactions: every row's multiplier follows from the bodies' equations F - M A = C^T lambda
 /// (A = J a_r + Jdot v_r), with the least-norm choice of the absolute lagrange formulation
@@ -17,7 +17,8 @@
 /// In a simulation the integrator carries the joint coordinates and velocities
 /// (joint_coordinate_formulation.hpp).
 ///
-/// Dense with an explicit J (O(n^2) memory, O(n^3) time): the baseline of the recursive methods.
+/// Dense (the Gram matrix of C_r and its complete orthogonal decomposition, O(n^3)): the baseline
+/// of the recursive methods.
 
 #include "loopdyn/dynamics/joint_coordinate_formulation.hpp"
 #include "loopdyn/dynamics/joint_space_equations.hpp"
