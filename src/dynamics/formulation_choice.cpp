@@ -86,10 +86,12 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
   out.generic_rank = rank.generic_rank;
   const std::string& method = choice.eliminate.empty() ? choice.method : "elimination";
   // in joint coordinates: the initial state must be one the spanning tree's joints reach
-  const auto inJointCoordinates = [&](std::unique_ptr<Formulation> formulation) {
-    DynamicsWorkspace ws(model);
-    if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty())
-      out.problem = method + " in joint coordinates cannot start from the initial state: " + problem;
+  // (what else keeps a formulation from starting there -- a singular configuration for
+  // partitioning -- its start says, as in absolute coordinates)
+  const auto inJointCoordinates = [&](std::unique_ptr<JointCoordinateFormulation> formulation) {
+    State xs = x0;
+    if (const std::string problem = jointState(formulation->tree(), xs); !problem.empty())
+      out.problem = method + ": relative coordinates cannot describe the initial state: " + problem;
     else
       out.formulation = std::move(formulation);
     return std::move(out);
