@@ -64,20 +64,25 @@ Scalar scaledPositionResidual(const Model& model, const DynamicsWorkspace& ws) {
   return ws.scaling.row.head(model.m()).cwiseProduct(ws.kin.Phi).norm() / model.characteristicLength();
 }
 
-/// Gauss's principle at the evaluated state (kinetic_gram.hpp): ws.a and scaled multipliers in
-/// ws.lambda (one solution of G lambda_s = r, not the least-norm one). ws.gram_all must be
-/// factorised at ws.kin's configuration.
-void gaussAccelerations(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte) {
+/// Gauss's principle at the evaluated state (kinetic_gram.hpp) on the rows `gram` is over (factorised
+/// at ws.kin's configuration): ws.a, and in ws.lambda the multipliers of those rows (one solution
+/// of G lambda_s = r, not the least-norm one; zero on the other rows).
+void gaussAccelerations(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
+                        const KineticGram& gram) {
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   stabilizedGamma(model, ws, x, baumgarte);
   // lambda_s = G^+ (C_r M^-1 F - Gamma_r); a = M^-1 F - M^-1 C_r^T lambda_s
+  const std::vector<int>& rows = gram.selectedRows();
   ws.a = ws.F;
   ws.inverse_mass.apply(model, ws.a);
-  ws.lambda.noalias() = ws.gram_all.scaledRows() * ws.a;
-  ws.lambda -= ws.scaling.row.cwiseProduct(ws.Gamma);
-  ws.gram_all.solveInPlace(ws.lambda);
-  ws.a.noalias() -= ws.gram_all.inverseMassTimesCt() * ws.lambda;
-  ws.lambda = ws.scaling.row.cwiseProduct(ws.lambda);
+  ws.w.noalias() = gram.scaledRows() * ws.a;
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    ws.w(static_cast<Eigen::Index>(k)) -= ws.scaling.row(rows[k]) * ws.Gamma(rows[k]);
+  gram.solveInPlace(ws.w);
+  ws.a.noalias() -= gram.inverseMassTimesCt() * ws.w;
+  ws.lambda.setZero(model.nc());
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    ws.lambda(rows[k]) = ws.scaling.row(rows[k]) * ws.w(static_cast<Eigen::Index>(k));
 }
 
 /// Where G's last pivot is at least this fraction of its first, the multipliers from its LDL^T are
@@ -167,7 +172,7 @@ std::string LagrangeFormulation::evaluate(const Model& model, DynamicsWorkspace&
   } else {
     factorizeAt(model, ws, x);
   }
-  gaussAccelerations(model, ws, x, baumgarte);
+  gaussAccelerations(model, ws, x, baumgarte, ws.gram_all);
   if (how.multipliers && !(ws.gram_all.rank() == ws.gram_all.rows() && ws.gram_all.pivotRatio() >= kUniqueGramRatio)) {
     // C^T lambda = C_r^T lambda_s, the same for every solution: its least-norm representative
     // (where G is regular and well conditioned the solution is unique, and Gauss's is it)
@@ -187,6 +192,12 @@ EliminationFormulation::EliminationFormulation(const Model& model, std::vector<i
 
 namespace {
 
+/// The rows a Gram matrix is over are independent where it has full rank and its pivot ratio is
+/// above kDependentPivot squared (kept_rows.hpp's test on Cholesky's diagonal, on LDL^T's pivots).
+bool independentRows(const KineticGram& gram) {
+  return gram.rank() == gram.rows() && gram.pivotRatio() > kDependentPivot * kDependentPivot;
+}
+
 std::string equationList(const Model& model, const std::vector<int>& rows) {
   std::string names;
   for (const int row : rows) names += (names.empty() ? "" : ", ") + model.equations()[static_cast<std::size_t>(row)].name;
@@ -196,31 +207,26 @@ std::string equationList(const Model& model, const std::vector<int>& rows) {
 }  // namespace
 
 std::string EliminationFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  // constraints, mass, forces, Cholesky of M, Gamma (stabilised), At = L^-1 C^T diag(row) for all
-  // rows and z0 = L^-1 F (kept_rows.hpp)
+  // Gauss's principle on the kept rows (kinetic_gram.hpp): G_K = C_K M^-1 C_K^T, where they are
+  // independent (paper 001, sect. 3.1, eq. (11) without the eliminated rows)
   evaluateConstraints(model, ws.kin, x);
-  massMatrix(model, ws.kin.motion, ws.M);
-  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
-  mass_llt_.compute(ws.M);
-  stabilizedGamma(model, ws, x, baumgarte);
-  At_ = (ws.kin.C.transpose() * ws.scaling.row.asDiagonal()).eval();
-  if (At_.size() > 0) mass_llt_.matrixL().solveInPlace(At_);  // (empty: no constraint rows)
-  z0_ = mass_llt_.matrixL().solve(ws.F);
-  const VecX scaled_gamma = ws.scaling.row.cwiseProduct(ws.Gamma);
+  ws.inverse_mass.update(model, ws.kin.motion);
   const auto solveOn = [&](const std::vector<int>& kept) {
-    if (!solver_.solve(At_, z0_, scaled_gamma, kept)) return false;
-    // a = L^-T z, lambda = diag(row) lambda_s (the eliminated rows' zero)
-    ws.lambda.setZero(model.nc());
-    for (std::size_t k = 0; k < kept.size(); ++k) ws.lambda(kept[k]) = solver_.w(static_cast<Eigen::Index>(k));
-    ws.a = mass_llt_.matrixU().solve(solver_.z);
-    ws.lambda = ws.scaling.row.cwiseProduct(ws.lambda);
+    gram_.compute(model, ws.kin, ws.scaling, ws.inverse_mass, kept);
+    if (!independentRows(gram_)) return false;
+    gaussAccelerations(model, ws, x, baumgarte, gram_);
     return true;
   };
   if (solveOn(kept_)) return {};
+  // (the diagnosis below works in the metric's Cholesky factor M = L L^T: At = L^-1 C^T diag(row))
+  massMatrix(model, ws.kin.motion, ws.M);
+  const Eigen::LLT<MatX> mass_llt(ws.M);
+  MatX At = ws.kin.C.transpose() * ws.scaling.row.asDiagonal();
+  if (At.size() > 0) mass_llt.matrixL().solveInPlace(At);  // (empty: no constraint rows)
   // The kept rows are dependent here. QR with column pivoting of all of At (the same matrix and
   // the same 1e-6 as the Cholesky test) tells whether the configuration is singular, or within
   // that of one (rank below the number kept), or only the choice went bad.
-  const KeptRowsSolver::Diagnosis why = KeptRowsSolver::diagnose(At_, kept_);
+  const KeptRowsSolver::Diagnosis why = KeptRowsSolver::diagnose(At, kept_);
   if (why.rank < static_cast<int>(kept_.size()))
     return "a singular configuration (or within 1e-6 of one): the constraint matrix has rank " + std::to_string(why.rank) +
            " here, below the " + std::to_string(kept_.size()) + " equations kept after elimination (dependent: " +

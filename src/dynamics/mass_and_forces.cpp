@@ -48,11 +48,13 @@ void massMatrix(const Model& model, const std::vector<BodyMotion>& motion, MatX&
 
 void InverseMass::update(const Model& model, const std::vector<BodyMotion>& motion) {
   rotational_.resize(static_cast<std::size_t>(model.nb()));
+  if (model.dimension() == 2) planar_diagonal_.resize(model.nv());
   for (int b = 0; b < model.nb(); ++b) {
     const Body& body = model.bodies()[static_cast<std::size_t>(b)];
     const auto k = static_cast<std::size_t>(b);
     if (model.dimension() == 2) {
       rotational_[k] = body.inertia_inverse;
+      planar_diagonal_.segment<3>(3 * b) << 1 / body.mass, 1 / body.mass, body.inertia_inverse(2, 2);
     } else {
       const Mat3& R = motion[k].R;
       rotational_[k].noalias() = R * body.inertia_inverse * R.transpose();
@@ -62,20 +64,19 @@ void InverseMass::update(const Model& model, const std::vector<BodyMotion>& moti
 
 namespace {
 
-/// X <- M^-1 X block by block (X: a matrix or a vector with nv rows).
+/// X <- M^-1 X block by block (X: a matrix or a vector with nv rows); in 2D M is diagonal.
 template <class Matrix>
-void applyInverseMass(const Model& model, const std::vector<Mat3>& rotational, Matrix& X) {
+void applyInverseMass(const Model& model, const std::vector<Mat3>& rotational, const VecX& planar_diagonal, Matrix& X) {
   if (X.size() == 0) return;  // (no constraint rows: Eigen's blocks of an empty matrix offset a null pointer)
   const int nvb = model.vPerBody();
+  if (nvb == 3) {
+    X = planar_diagonal.asDiagonal() * X;
+    return;
+  }
   for (int b = 0; b < model.nb(); ++b) {
     const Scalar inverse_mass = 1 / model.bodies()[static_cast<std::size_t>(b)].mass;
     const Mat3& J = rotational[static_cast<std::size_t>(b)];
     const int o = b * nvb;
-    if (nvb == 3) {
-      X.middleRows(o, 2) *= inverse_mass;
-      X.row(o + 2) *= J(2, 2);
-      continue;
-    }
     X.middleRows(o, 3) *= inverse_mass;
     for (Eigen::Index c = 0; c < X.cols(); ++c) {
       const Vec3 turned = J * X.template block<3, 1>(o + 3, c);
@@ -86,9 +87,18 @@ void applyInverseMass(const Model& model, const std::vector<Mat3>& rotational, M
 
 }  // namespace
 
-void InverseMass::apply(const Model& model, MatX& X) const { applyInverseMass(model, rotational_, X); }
+void InverseMass::apply(const Model& model, MatX& X) const { applyInverseMass(model, rotational_, planar_diagonal_, X); }
 
-void InverseMass::apply(const Model& model, VecX& x) const { applyInverseMass(model, rotational_, x); }
+void InverseMass::timesTransposed(const Model& model, const MatX& Y, MatX& X) const {
+  if (model.dimension() == 2) {
+    X.noalias() = planar_diagonal_.asDiagonal() * Y.transpose();
+    return;
+  }
+  X = Y.transpose();
+  apply(model, X);
+}
+
+void InverseMass::apply(const Model& model, VecX& x) const { applyInverseMass(model, rotational_, planar_diagonal_, x); }
 
 void appliedForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc) {
   F.setZero(model.nv());

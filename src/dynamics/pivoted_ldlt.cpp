@@ -1,16 +1,58 @@
 #include "loopdyn/dynamics/pivoted_ldlt.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <numeric>
 #include <utility>
 
 namespace loopdyn {
 
-void PivotedLdlt::factorize(Scalar threshold) {
+bool PivotedLdlt::factorizeRegular(Scalar ratio) {
+  const auto n = G_.rows();
+  Scalar* g = G_.data();  // column-major: G(i, j) = g[i + j n]; the lower triangle only
+  work_ = G_.diagonal();  // (kept to restore G where this fails)
+  Scalar largest = 0, smallest = std::numeric_limits<Scalar>::infinity();
+  bool positive = true;
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const Scalar d = g[k + k * n];
+    largest = std::max(largest, d);
+    smallest = std::min(smallest, d);
+    // not positive definite to rounding, or already below the ratio: dependent rows, stop early
+    positive = d > 0 && smallest >= ratio * largest;
+    if (!positive) break;
+    D_(k) = d;
+    Scalar* lk = g + k * n;
+    for (Eigen::Index i = k + 1; i < n; ++i) lk[i] /= d;
+    // the Schur complement's lower triangle: G(i, j) -= d l_j l_i for i >= j > k
+    for (Eigen::Index j = k + 1; j < n; ++j) {
+      const Scalar dl = d * lk[j];
+      Scalar* gj = g + j * n;
+      for (Eigen::Index i = j; i < n; ++i) gj[i] -= dl * lk[i];
+    }
+  }
+  if (positive) {
+    std::iota(perm_.begin(), perm_.end(), 0);
+    rank_ = static_cast<int>(n);
+    pivot_ratio_ = n > 0 ? smallest / largest : 1;
+    return true;
+  }
+  // G as filled, from its untouched upper triangle and the diagonal kept
+  for (Eigen::Index j = 0; j < n; ++j) {
+    g[j + j * n] = work_(j);
+    for (Eigen::Index i = j + 1; i < n; ++i) g[i + j * n] = g[j + i * n];
+  }
+  return false;
+}
+
+void PivotedLdlt::factorize(Scalar threshold, Scalar regular_ratio) {
   const auto n = G_.rows();
   perm_.resize(static_cast<std::size_t>(n));
+  D_.resize(n);
+  work_.resize(n);
+  regular_ = regular_ratio > 0 && factorizeRegular(regular_ratio);
+  if (regular_) return;
   std::iota(perm_.begin(), perm_.end(), 0);
   D_.setZero(n);
-  work_.resize(n);
   rank_ = 0;
   Scalar* g = G_.data();  // column-major: G(i, j) = g[i + j n]
   const auto at = [&](Eigen::Index i, Eigen::Index j) -> Scalar& { return g[i + j * n]; };
@@ -42,6 +84,7 @@ void PivotedLdlt::factorize(Scalar threshold) {
       at(k, j) = 0;
     }
   }
+  pivot_ratio_ = rank_ > 0 ? D_(rank_ - 1) / D_(0) : 1;
 }
 
 void PivotedLdlt::solveInPlace(Eigen::Ref<VecX> r) const {

@@ -51,17 +51,18 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
     return;
   }
   const FrameJets f2 = frameJets(m2, 1, joint.second);
-  const Vec3Jet d = f2.p - f1.p;
-  const Vec3Jet gap = f1.p - f2.p;
+  // the markers' separation: d from the first to the second, gap = -d (formed where used)
+  const auto d = [&] { return f2.p - f1.p; };
+  const auto gap = [&] { return f1.p - f2.p; };
   if (dimension == 2) {
     switch (joint.type) {
-      case JointType::Revolute: put(gap, 2, out); return;
+      case JointType::Revolute: put(gap(), 2, out); return;
       case JointType::Prismatic:
-        out[0] = dot(f1.y(), d);
+        out[0] = dot(f1.y(), d());
         out[1] = dot(f1.x(), f2.y());
         return;
       case JointType::Fixed:
-        put(gap, 2, out);
+        put(gap(), 2, out);
         out[2] = dot(f1.x(), f2.y());
         return;
       case JointType::Distance: break;
@@ -69,38 +70,38 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
     }
   }
   switch (joint.type) {
-    case JointType::Spherical: put(gap, 3, out); return;
+    case JointType::Spherical: put(gap(), 3, out); return;
     case JointType::Revolute: {
       const Vec3Jet z1 = f1.z();
-      put(gap, 3, out);
+      put(gap(), 3, out);
       out[3] = dot(z1, f2.y());
       out[4] = dot(z1, f2.x());
       return;
     }
     case JointType::Cylindrical:
     case JointType::Prismatic: {
-      const Vec3Jet x1 = f1.x(), z1 = f1.z(), y2 = f2.y();
-      out[0] = dot(x1, d);
-      out[1] = dot(f1.y(), d);
+      const Vec3Jet x1 = f1.x(), z1 = f1.z(), y2 = f2.y(), separation = d();
+      out[0] = dot(x1, separation);
+      out[1] = dot(f1.y(), separation);
       out[2] = dot(z1, y2);
       out[3] = dot(z1, f2.x());
       if (joint.type == JointType::Prismatic) out[4] = dot(x1, y2);
       return;
     }
     case JointType::Universal:
-      put(gap, 3, out);
+      put(gap(), 3, out);
       out[3] = dot(f1.z(), f2.z());
       return;
     case JointType::Planar: {
       const Vec3Jet z1 = f1.z();
-      out[0] = dot(z1, d);
+      out[0] = dot(z1, d());
       out[1] = dot(z1, f2.y());
       out[2] = dot(z1, f2.x());
       return;
     }
     case JointType::Fixed: {
       const Vec3Jet z1 = f1.z(), y2 = f2.y();
-      put(gap, 3, out);
+      put(gap(), 3, out);
       out[3] = dot(z1, y2);
       out[4] = dot(z1, f2.x());
       out[5] = dot(f1.x(), y2);
@@ -108,7 +109,8 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
     }
     case JointType::Distance: {
       const Scalar L = joint.length;
-      out[0] = (0.5 / L) * (dot(d, d) - Jet::constant(L * L));
+      const Vec3Jet separation = d();
+      out[0] = (0.5 / L) * (dot(separation, separation) - Jet::constant(L * L));
       return;
     }
     case JointType::KnifeEdge: return;

@@ -430,7 +430,13 @@ TEST(SimulateCommand, FailureNamesTimeAndJointsAndKeepsTheRowsUnderAFailedName) 
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("at t = 0.714"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("rank 14 -> 12"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("O2"), std::string::npos) << r.output;
+  // two dependent rows among the three cranks' ground pivots: which two the pivoted QR names at
+  // the state where the run stops is rounding (before 2026-11-24 O3, O2; since O3, O1)
+  const std::string involved = r.output.substr(std::min(r.output.find("involving"), r.output.size()));
+  EXPECT_EQ((involved.find("O1") != std::string::npos) + (involved.find("O2") != std::string::npos) +
+                (involved.find("O3") != std::string::npos),
+            2)
+      << r.output;
   EXPECT_FALSE(fs::exists(out));
   ASSERT_TRUE(fs::exists(dir / "dfb.failed.csv")) << r.output;
   const Csv csv = readCsv(dir / "dfb.failed.csv");

@@ -10,8 +10,9 @@
 ///                multipliers) are those of least scaled norm, lambda_s = (C_s^T)^+ diag(col)
 ///                (F - M a) by a complete orthogonal decomposition: that choice decides every
 ///                non-unique reaction.
-///   elimination  only the rows `kept` are used (paper 001, sect. 3.1): (A_K A_K^T) lambda_K =
-///                A_K z0 - Gamma_K by Cholesky (A = diag(row) C L^-T, M = L L^T); the eliminated
+///   elimination  only the rows `kept` are used (paper 001, sect. 3.1): Gauss's principle as above
+///                on the kept rows' kinetic Gram matrix G_K = C_K,r M^-1 C_K,r^T (kinetic_gram.hpp;
+///                independent where its pivot ratio is above kDependentPivot^2); the eliminated
 ///                multipliers are zero. The kept rows must be independent; they are chosen by QR
 ///                with column pivoting of C^T (analysis/constraint_rank.hpp) or named by the user.
 ///                Which rows are redundant can change along the motion (the spatial four-bar's
@@ -232,10 +233,7 @@ class EliminationFormulation final : public Formulation {
   std::vector<int> eliminated_, kept_;
   bool reselect_;
   // buffers (one formulation object per thread)
-  mutable KeptRowsSolver solver_;
-  mutable Eigen::LLT<MatX> mass_llt_;  ///< M = L L^T
-  mutable MatX At_;                    ///< L^-1 C^T diag(row), all rows
-  mutable VecX z0_;                    ///< L^-1 F
+  mutable KineticGram gram_;  ///< G over the kept rows
 };
 
 /// Rows of C by equation name ("C.y", "W4"); throws InvalidArgument naming an unknown one.

@@ -1,7 +1,9 @@
 #pragma once
 /// Gauss's principle on a set of independent constraint rows (paper 001, sect. 3.1, eq. (11)
-/// without the eliminated rows): the solve that elimination shares between absolute coordinates
-/// (formulation.hpp) and joint coordinates (relative_elimination.hpp).
+/// without the eliminated rows) for a dense mass matrix: elimination in joint coordinates
+/// (relative_elimination.hpp). (In absolute coordinates M is block-diagonal and elimination
+/// solves with the kept rows' kinetic Gram matrix instead, kinetic_gram.hpp; both share the
+/// independence test and the diagnosis below.)
 ///
 /// In the metric of the mass matrix M = L L^T, with At = L^-1 C^T diag(row) (one column per
 /// constraint row, scaled as kinematics/scaling.hpp) and z0 = L^-1 F, the rows K give

@@ -3,7 +3,7 @@
 /// (kinematics/scaling.hpp), over the first k rows of C (k = m: the holonomic rows; k = m + h: all),
 /// factorised as P^T L D L^T P with diagonal pivoting.
 ///
-/// Every absolute formulation solves with it:
+/// Every absolute formulation solves with it (elimination over its kept rows, compute's row list):
 ///   accelerations (Gauss's principle, paper 001 eqs. (10)-(11)): G lambda_s = C_r M^-1 F - Gamma_r,
 ///                 a = M^-1 (F - C_r^T lambda_s), lambda = diag(row) lambda_s;
 ///   velocities    (least change in the kinetic metric onto C v + b = 0):
@@ -14,7 +14,10 @@
 /// Redundant constraints make G singular. Diagonal pivoting takes the largest remaining diagonal
 /// first, so the dependent rows come last with pivots at rounding level; pivots below
 /// kGramPivotThreshold times the largest are taken as zero and their components of the solution
-/// set to zero (pivoted_ldlt.hpp). That picks one of the many solutions lambda_s, but not a different motion: for two
+/// set to zero (pivoted_ldlt.hpp). Independent rows away from singular configurations need no
+/// pivoting: G is first eliminated in the rows' order and that is kept where every pivot is at
+/// least kRegularPivotRatio of the largest (pivoted_ldlt.hpp; the IFToMM double four-bar's G,
+/// 14 x 14: 10.3k -> 6.3k instructions a factorisation). That picks one of the many solutions lambda_s, but not a different motion: for two
 /// solutions of G w = r (r in range G), (w1 - w2)^T G (w1 - w2) = |M^-1/2 C_r^T (w1 - w2)|^2 = 0,
 /// so C_r^T w, the accelerations and the velocity and position corrections are the same. The
 /// least-norm multipliers reported as reactions are computed separately (formulation.hpp).
@@ -23,7 +26,7 @@
 /// where they share a body -- and the dense pivoted LDL^T costs O(rows^3) (a 386-row ladder: 81M
 /// instructions a call). There G is first factorised by Eigen's SimplicialLDLT in a fill-reducing
 /// (AMD) order without pivoting, on the pattern of the rows' bodies (fixed by the model, analysed
-/// once); the result is kept only where every pivot is at least kSparsePivotRatio of the largest
+/// once); the result is kept only where every pivot is at least kRegularPivotRatio of the largest
 /// (independent rows, far from singular configurations). Otherwise -- redundant rows, or next to a
 /// singular configuration -- the dense pivoted LDL^T decides, as for small G. (Eigen's
 /// SimplicialLDLT permutes G into a new matrix at every factorisation: this path allocates a few
@@ -52,9 +55,12 @@ inline constexpr Scalar kGramPivotThreshold = 1e-10;
 
 /// G with at least this many rows is tried sparse first (see the header); smaller G always dense.
 inline constexpr int kSparseGramRows = 64;
-/// The sparse factorisation is kept when its smallest pivot is at least this fraction of its
-/// largest: G's condition below 1e8, so its solutions are accurate to 1e-8 relative at worst.
-inline constexpr Scalar kSparsePivotRatio = 1e-8;
+/// A factorisation without pivoting (sparse, or dense in the rows' order) is kept when its smallest
+/// pivot is at least this fraction of its largest: G's condition below about 1e8, so its solutions
+/// are accurate to 1e-8 relative at worst. Regular evaluations stay further from singular
+/// configurations than that (pivots near 1e-4 there, see kGramPivotThreshold); redundant rows give
+/// pivots at rounding level, 1e-16.
+inline constexpr Scalar kRegularPivotRatio = 1e-8;
 
 class KineticGram {
  public:
@@ -62,16 +68,22 @@ class KineticGram {
   /// the same configuration).
   void compute(const Model& model, const KinematicsWorkspace& kin, const ConstraintScaling& scaling,
                const InverseMass& inverse_mass, int rows);
+  /// The same over the rows `rows` of kin.C (ascending; elimination's kept rows): G's row k is
+  /// C's row rows[k].
+  void compute(const Model& model, const KinematicsWorkspace& kin, const ConstraintScaling& scaling,
+               const InverseMass& inverse_mass, const std::vector<int>& rows);
   /// r <- w with G w = r, zero along zero pivots (see the header).
   void solveInPlace(Eigen::Ref<VecX> r) const;
   /// M^-1 C_r^T (nv x rows) of the last compute.
   const MatX& inverseMassTimesCt() const { return MinvCt_; }
   /// C_r (rows x nv) of the last compute.
   const MatX& scaledRows() const { return Cr_; }
-  int rows() const { return rows_; }
+  int rows() const { return static_cast<int>(selected_.size()); }
+  /// C's rows that G is over (G's row k: C's row selectedRows()[k]).
+  const std::vector<int>& selectedRows() const { return selected_; }
   /// Rows independent at the pivot threshold, and the last nonzero pivot over the first (the
   /// sparse factorisation: all rows, and its smallest pivot over its largest).
-  int rank() const { return sparse_ ? rows_ : ldlt_.rank(); }
+  int rank() const { return sparse_ ? rows() : ldlt_.rank(); }
   Scalar pivotRatio() const { return sparse_ ? sparse_pivot_ratio_ : ldlt_.pivotRatio(); }
   /// The last compute kept the sparse factorisation (see the header).
   bool sparse() const { return sparse_; }
@@ -79,22 +91,27 @@ class KineticGram {
  private:
   /// Adds body `body`'s part of G (D velocity coordinates a body).
   template <int D>
-  void addBodyBlocks(int body, int rows);
+  void addBodyBlocks(int body);
+  /// M^-1 C_r^T, G and its factors from C_r.
+  void factorize(const Model& model, const InverseMass& inverse_mass);
+  /// body_rows_ for selected_ (fixed by the model: once per selection).
+  void findBodyRows(const Model& model);
   /// The sparse path: G's values on the pattern and their factorisation; false where it is not kept.
   template <int D>
   bool computeSparse(const Model& model, int rows);
   /// G's pattern from the rows' bodies and its symbolic analysis (once per row count).
-  void sparsePattern(const Model& model, int rows);
+  void sparsePattern(int rows);
 
   MatX Cr_, MinvCt_;
-  int rows_ = 0;
-  PivotedLdlt ldlt_;           ///< G and its factors (dense path)
-  std::vector<int> touching_;  ///< rows touching one body (scratch of compute)
+  std::vector<int> selected_;  ///< C's rows G is over
+  /// how selected_ was given (body_rows_ is for it unless None)
+  enum class Selection { None, First, Listed } selection_ = Selection::None;
+  PivotedLdlt ldlt_;  ///< G and its factors (dense path)
+  std::vector<std::vector<int>> body_rows_;  ///< per body, G's rows that can touch it (ascending)
   // the sparse path
   using SparseMatrix = Eigen::SparseMatrix<Scalar>;
   bool sparse_ = false;
   int sparse_rows_ = -1;                     ///< the row count the pattern below is for
-  std::vector<std::vector<int>> body_rows_;  ///< per body, the rows that can touch it (ascending)
   std::vector<int> value_index_;             ///< per (body, x >= y) term in fill order: index into G's values
   SparseMatrix Gs_;                          ///< G's lower triangle
   Eigen::SimplicialLDLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>> sparse_ldlt_;

@@ -28,9 +28,12 @@ class InverseMass {
   /// X <- M^-1 X for X with nv rows (any number of columns).
   void apply(const Model& model, MatX& X) const;
   void apply(const Model& model, VecX& x) const;
+  /// X <- M^-1 Y^T for Y with nv columns.
+  void timesTransposed(const Model& model, const MatX& Y, MatX& X) const;
 
  private:
   std::vector<Mat3> rotational_;  ///< I_W^-1 per body (2D: (2, 2) only)
+  VecX planar_diagonal_;          ///< 2D: M^-1's diagonal (1/m, 1/m, 1/I_zz per body)
 };
 
 /// What one force element exerts at time t (also `simulate --columns efforts`).
