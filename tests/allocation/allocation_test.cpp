@@ -11,6 +11,7 @@
 #include <string>
 
 #include "loopdyn/dynamics/dca.hpp"
+#include "loopdyn/dynamics/formulation_choice.hpp"
 #include "loopdyn/dynamics/hdca.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
@@ -92,7 +93,8 @@ TEST(Allocation, DcaForwardDynamicsAllocatesNothing) {
 }
 
 // The right-hand sides as the simulation calls them (Formulation::evaluate) at the assembled state:
-// absolute lagrange, plain and on the constraints (projected), and the DCA in joint coordinates.
+// absolute lagrange, plain and on the constraints (projected), elimination (its rows chosen by QR,
+// as `simulate --method elimination` builds it), and the DCA and HDCA in joint coordinates.
 TEST(Allocation, RightHandSidesAllocateNothing) {
   for (const char* name : {"double_four_bar", "four_bar_spatial", "mobile_robot", "spatial_parallelogram",
                            "modified_2x2_four_bar"}) {
@@ -115,6 +117,16 @@ TEST(Allocation, RightHandSidesAllocateNothing) {
               }),
               0)
         << name << ", lagrange on the constraints";
+    FormulationChoice choice;
+    choice.method = "elimination";
+    const BuiltFormulation elimination = buildFormulation(model, x, choice);
+    ASSERT_TRUE(elimination.formulation) << name << ": " << elimination.problem;
+    EXPECT_EQ(allocationsOf([&] {
+                xs = x;
+                elimination.formulation->evaluate(model, ws, xs, x.v, du, Evaluation{});
+              }),
+              0)
+        << name << ", elimination";
     const DcaFormulation dca(model);
     State xd = x;
     dca.tree().relativeState(x, xd.q_r, xd.v_r);
