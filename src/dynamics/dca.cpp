@@ -326,101 +326,169 @@ int DivideAndConquer::run() {
   return dependent;
 }
 
-void DivideAndConquer::assemble(Node& node) {
+namespace {
+
+using Node = DivideAndConquer::Node;
+using Connection = DivideAndConquer::Connection;
+
+/// Row r of a connection's d columns on its body in `slot` (0: first, 1: second).
+template <int d>
+Eigen::Matrix<Scalar, d, 1> rowOn(const Connection& c, int slot, int r) {
+  return c.J.row(r).template segment<d>(6 * slot).transpose();
+}
+
+/// The main pass at an assembly node with d velocity coordinates per body (paper 000, eqs.
+/// (5)-(7)): W, beta_0 and Gc from the children, the factorisation of W, and the new node's Phi
+/// and b. Each connection's rows J_ce meet only its endpoint handle's d columns of the child's Phi,
+/// and everything goes in d x d blocks of fixed size.
+template <int d>
+void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std::vector<Connection>& connections) {
+  using Block = Eigen::Matrix<Scalar, d, 1>;
   const int rows = node.rows;
   const int nh = static_cast<int>(node.handles.size());
-  std::array<const Node*, 2> child{nullptr, nullptr};
-  for (int s = 0; s < 2; ++s)
-    if (node.children[static_cast<std::size_t>(s)] >= 0) child[static_cast<std::size_t>(s)] = &nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
 
-  // W = sum J Phi J^T, beta_0 = sum J b - Gamma, G = Phi J^T (paper 000, eqs. (5)-(7)), block by
-  // block: a connection's rows J_ce meet only its endpoint handle's columns of the child's Phi
+  // Gc = Phi_child J^T (column by column, each a d-block per child handle), beta_0 = sum J b - Gamma
   node.beta0.resize(rows);
   for (int s = 0; s < 2; ++s)
     if (child[static_cast<std::size_t>(s)])
       node.Gc[static_cast<std::size_t>(s)].setZero(child[static_cast<std::size_t>(s)]->b.size(), rows);
   for (std::size_t i = 0; i < node.connections.size(); ++i) {
-    const Connection& c = connections_[static_cast<std::size_t>(node.connections[i])];
+    const Connection& c = connections[static_cast<std::size_t>(node.connections[i])];
     const int k = node.row_offset[i];
-    node.beta0.segment(k, c.rows) = -c.Gamma.head(c.rows);
+    for (int r = 0; r < c.rows; ++r) node.beta0(k + r) = -c.Gamma(r);
     for (int slot = 0; slot < 2; ++slot) {
-      const Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
+      const DivideAndConquer::Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
       if (e.child < 0) continue;  // ground
       const Node& x = *child[static_cast<std::size_t>(e.child)];
-      const auto J = c.J.block(0, 6 * slot, c.rows, d_);
-      node.Gc[static_cast<std::size_t>(e.child)].middleCols(k, c.rows).noalias() +=
-          x.Phi.middleCols(e.handle * d_, d_).lazyProduct(J.transpose());
-      node.beta0.segment(k, c.rows).noalias() += J.lazyProduct(x.b.segment(e.handle * d_, d_));
+      MatX& Gc = node.Gc[static_cast<std::size_t>(e.child)];
+      const int handles = static_cast<int>(x.handles.size());
+      for (int r = 0; r < c.rows; ++r) {
+        const Block jr = rowOn<d>(c, slot, r);
+        for (int h = 0; h < handles; ++h)
+          Gc.col(k + r).template segment<d>(h * d).noalias() += x.Phi.template block<d, d>(h * d, e.handle * d) * jr;
+        node.beta0(k + r) += jr.dot(x.b.template segment<d>(e.handle * d));
+      }
     }
   }
+
+  // W = sum J Gc: its lower triangle, then mirrored (exactly symmetric)
   MatX& W = node.W.matrix();
   W.setZero(rows, rows);
   for (std::size_t i = 0; i < node.connections.size(); ++i) {
-    const Connection& c = connections_[static_cast<std::size_t>(node.connections[i])];
+    const Connection& c = connections[static_cast<std::size_t>(node.connections[i])];
+    const int k = node.row_offset[i];
     for (int slot = 0; slot < 2; ++slot) {
-      const Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
+      const DivideAndConquer::Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
       if (e.child < 0) continue;
-      W.middleRows(node.row_offset[i], c.rows).noalias() += c.J.block(0, 6 * slot, c.rows, d_).lazyProduct(
-          node.Gc[static_cast<std::size_t>(e.child)].middleRows(e.handle * d_, d_));
+      const MatX& Gc = node.Gc[static_cast<std::size_t>(e.child)];
+      for (int r = 0; r < c.rows; ++r) {
+        const Block jr = rowOn<d>(c, slot, r);
+        for (int col = 0; col <= k + r; ++col) W(k + r, col) += jr.dot(Gc.col(col).template segment<d>(e.handle * d));
+      }
     }
   }
+  for (int col = 0; col < rows; ++col)
+    for (int row = col + 1; row < rows; ++row) W(col, row) = W(row, col);
   node.W.factorize(kGramPivotThreshold);
-  node.w0 = node.beta0;
-  node.W.solveInPlace(node.w0);
 
-  // the new node's handles: Phi^N_hk = Phi_hk [same child] - G_h W^+ G_k^T, b^N_h = b_h - G_h W^+ beta_0
-  node.G.resize(nh * d_, rows);
-  node.b.resize(nh * d_);
-  node.Phi.resize(nh * d_, nh * d_);
+  // the new node's handles: Phi^N_hk = Phi_hk [same child] - G_h W^+ G_k^T, b^N_h = b_h - G_h W^+
+  // beta_0, with G W^+ G^T = Y D^+ Y^T: Y = G P^T L^-T, the forward substitution on its columns
+  // (G: the handles' rows of Gc); y0 = L^-1 P beta_0 likewise
+  const std::vector<int>& perm = node.W.permutation();
+  node.Y.resize(nh * d, rows);
+  node.b.resize(nh * d);
+  node.Phi.resize(nh * d, nh * d);
   for (int i = 0; i < nh; ++i) {
-    const Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
+    const DivideAndConquer::Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
     const Node& x = *child[static_cast<std::size_t>(e.child)];
-    if (rows > 0)  // (Eigen's blocks of an empty matrix offset a null pointer)
-      node.G.middleRows(i * d_, d_) = node.Gc[static_cast<std::size_t>(e.child)].middleRows(e.handle * d_, d_);
-    node.b.segment(i * d_, d_) = x.b.segment(e.handle * d_, d_);
-    for (int j = 0; j < nh; ++j) {
-      const Endpoint& f = node.handle_in_child[static_cast<std::size_t>(j)];
+    const MatX& Gc = node.Gc[static_cast<std::size_t>(e.child)];
+    for (int kk = 0; kk < rows; ++kk)
+      node.Y.col(kk).template segment<d>(i * d) = Gc.col(perm[static_cast<std::size_t>(kk)]).template segment<d>(e.handle * d);
+    node.b.template segment<d>(i * d) = x.b.template segment<d>(e.handle * d);
+    for (int h = 0; h <= i; ++h) {
+      const DivideAndConquer::Endpoint& f = node.handle_in_child[static_cast<std::size_t>(h)];
       if (f.child == e.child)
-        node.Phi.block(i * d_, j * d_, d_, d_) = x.Phi.block(e.handle * d_, f.handle * d_, d_, d_);
+        node.Phi.template block<d, d>(i * d, h * d) = x.Phi.template block<d, d>(e.handle * d, f.handle * d);
       else
-        node.Phi.block(i * d_, j * d_, d_, d_).setZero();
+        node.Phi.template block<d, d>(i * d, h * d).setZero();
     }
   }
-  if (nh > 0 && rows > 0) {
-    node.K = node.G.transpose();  // W^+ G^T
-    node.W.solveColumnsInPlace(node.K);
-    node.Phi.noalias() -= node.G.lazyProduct(node.K);
-    node.b.noalias() -= node.G * node.w0;
+  node.y0.resize(rows);
+  for (int kk = 0; kk < rows; ++kk) node.y0(kk) = node.beta0(perm[static_cast<std::size_t>(kk)]);
+  const MatX& L = node.W.lower();
+  const int rank = node.W.rank();  // (L is zero in the columns of zero pivots)
+  for (int kk = 0; kk < rank; ++kk)
+    for (int i = kk + 1; i < rows; ++i) {
+      const Scalar l = L(i, kk);
+      if (l == 0) continue;
+      node.y0(i) -= l * node.y0(kk);
+      for (int h = 0; h < nh; ++h) node.Y.col(i).template segment<d>(h * d) -= l * node.Y.col(kk).template segment<d>(h * d);
+    }
+  // Phi's lower blocks and b: sum over the pivots of y_k y_k^T / D_k and y_k y0_k / D_k
+  const VecX& D = node.W.pivots();
+  for (int kk = 0; kk < rank; ++kk) {
+    const Scalar inverse = 1 / D(kk);
+    if (nh > 0) node.b.noalias() -= (inverse * node.y0(kk)) * node.Y.col(kk);
+    for (int h = 0; h < nh; ++h) {
+      const Block yd = inverse * node.Y.col(kk).template segment<d>(h * d);
+      for (int i = h; i < nh; ++i)
+        node.Phi.template block<d, d>(i * d, h * d).noalias() -= node.Y.col(kk).template segment<d>(i * d) * yd.transpose();
+    }
   }
+  for (int i = 0; i < nh; ++i)
+    for (int h = i + 1; h < nh; ++h)
+      node.Phi.template block<d, d>(i * d, h * d) = node.Phi.template block<d, d>(h * d, i * d).transpose();
 }
 
-void DivideAndConquer::backSubstitute(Node& node) {
-  // lambda = -W^+ (beta_0 + G^T f)
-  node.lambda = node.beta0;
-  if (node.G.size() > 0) node.lambda.noalias() += node.G.transpose() * node.f;
-  node.W.solveInPlace(node.lambda);
+/// The back-substitution at an assembly node: its multipliers from the forces on its handles,
+/// lambda = -W^+ (beta_0 + G^T f) = -P^T L^-T D^+ (y0 + Y^T f), and the children's handle forces.
+template <int d>
+void backSubstituteNode(Node& node, std::vector<Node>& nodes, const std::vector<Connection>& connections) {
+  using Block = Eigen::Matrix<Scalar, d, 1>;
+  const int nh = static_cast<int>(node.handles.size());
+  node.lambda = node.y0;
+  for (int kk = 0; kk < node.rows; ++kk)
+    for (int h = 0; h < nh; ++h)
+      node.lambda(kk) += node.Y.col(kk).template segment<d>(h * d).dot(node.f.template segment<d>(h * d));
+  node.W.upperSolveInPlace(node.lambda);
   node.lambda = -node.lambda;
   // the children's handle forces: the node's on its handles, and J^T lambda of the connections
   for (int s = 0; s < 2; ++s) {
     if (node.children[static_cast<std::size_t>(s)] < 0) continue;
-    Node& x = nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
-    x.f.setZero(static_cast<Eigen::Index>(x.handles.size()) * d_);
+    Node& x = nodes[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
+    x.f.setZero(static_cast<Eigen::Index>(x.handles.size()) * d);
   }
   for (std::size_t i = 0; i < node.connections.size(); ++i) {
-    const Connection& c = connections_[static_cast<std::size_t>(node.connections[i])];
+    const Connection& c = connections[static_cast<std::size_t>(node.connections[i])];
     for (int slot = 0; slot < 2; ++slot) {
-      const Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
+      const DivideAndConquer::Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
       if (e.child < 0) continue;
-      Node& x = nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(e.child)])];
-      x.f.segment(e.handle * d_, d_).noalias() +=
-          c.J.block(0, 6 * slot, c.rows, d_).transpose().lazyProduct(node.lambda.segment(node.row_offset[i], c.rows));
+      Node& x = nodes[static_cast<std::size_t>(node.children[static_cast<std::size_t>(e.child)])];
+      Block f = Block::Zero();
+      for (int r = 0; r < c.rows; ++r) f += node.lambda(node.row_offset[i] + r) * rowOn<d>(c, slot, r);
+      x.f.template segment<d>(e.handle * d) += f;
     }
   }
-  for (std::size_t i = 0; i < node.handles.size(); ++i) {
-    const Endpoint& e = node.handle_in_child[i];
-    Node& x = nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(e.child)])];
-    x.f.segment(e.handle * d_, d_) += node.f.segment(static_cast<Eigen::Index>(i) * d_, d_);
+  for (int i = 0; i < nh; ++i) {
+    const DivideAndConquer::Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
+    Node& x = nodes[static_cast<std::size_t>(node.children[static_cast<std::size_t>(e.child)])];
+    x.f.template segment<d>(e.handle * d) += node.f.template segment<d>(i * d);
   }
+}
+
+}  // namespace
+
+void DivideAndConquer::assemble(Node& node) {
+  std::array<const Node*, 2> child{nullptr, nullptr};
+  for (int s = 0; s < 2; ++s)
+    if (node.children[static_cast<std::size_t>(s)] >= 0) child[static_cast<std::size_t>(s)] = &nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
+  if (d_ == 3) assembleNode<3>(node, child, connections_);
+  else assembleNode<6>(node, child, connections_);
+}
+
+void DivideAndConquer::backSubstitute(Node& node) {
+  if (d_ == 3) backSubstituteNode<3>(node, nodes_, connections_);
+  else backSubstituteNode<6>(node, nodes_, connections_);
 }
 
 void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, const Model& model, DynamicsWorkspace& ws,

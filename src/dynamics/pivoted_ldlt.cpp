@@ -93,7 +93,13 @@ void PivotedLdlt::solveInPlace(Eigen::Ref<VecX> r) const {
   // G = P^T L D L^T P: r <- P^T L^-T D^+ L^-1 P r, D^+ zero on the zero pivots
   for (Eigen::Index k = 0; k < n; ++k) work_(k) = r(perm_[static_cast<std::size_t>(k)]);
   for (Eigen::Index k = 0; k < n; ++k) work_.tail(n - k - 1) -= work_(k) * G_.col(k).tail(n - k - 1);
-  for (Eigen::Index k = 0; k < n; ++k) work_(k) = D_(k) != 0 ? work_(k) / D_(k) : 0;
+  r = work_;
+  upperSolveInPlace(r);
+}
+
+void PivotedLdlt::upperSolveInPlace(Eigen::Ref<VecX> r) const {
+  const auto n = G_.rows();
+  for (Eigen::Index k = 0; k < n; ++k) work_(k) = D_(k) != 0 ? r(k) / D_(k) : 0;
   for (Eigen::Index k = n - 1; k >= 0; --k) work_(k) -= G_.col(k).tail(n - k - 1).dot(work_.tail(n - k - 1));
   for (Eigen::Index k = 0; k < n; ++k) r(perm_[static_cast<std::size_t>(k)]) = work_(k);
 }

@@ -122,10 +122,11 @@ class DivideAndConquer {
     MatX Phi;                 ///< handles x handles blocks of d x d
     VecX b;                   ///< per handle, d
     std::array<MatX, 2> Gc;   ///< Phi_child J^T per child (child handles x d, rows)
-    MatX G;                   ///< the new handles' rows of Gc (handles d x rows)
-    MatX K;                   ///< W^+ G^T
-    PivotedLdlt W;
-    VecX beta0, w0, lambda;   ///< beta_0, W^+ beta_0, the multipliers (scaled, DCA sign)
+    PivotedLdlt W;            ///< P W P^T = L D L^T
+    /// Y = G P^T L^-T (handles d x rows; G: the new handles' rows of Gc), so that
+    /// G W^+ G^T = Y D^+ Y^T; y0 = L^-1 P beta_0
+    MatX Y;
+    VecX beta0, y0, lambda;   ///< beta_0, y0, the multipliers (scaled, DCA sign)
     VecX f;                   ///< the forces on the handles (back-substitution)
     int first_in_order = 0, last_in_order = 0;  ///< its subtree: order_[first .. last], itself last
     int bodies = 0;                              ///< in its subtree

@@ -39,6 +39,17 @@ class PivotedLdlt {
   void solveInPlace(Eigen::Ref<VecX> r) const;
   /// Each column of R likewise.
   void solveColumnsInPlace(Eigen::Ref<MatX> R) const;
+
+  /// The factors, for products G^T W^+ G = Z^T D^+ Z with Z = L^-1 P G formed by the caller (the
+  /// divide-and-conquer algorithm's node update, dca.hpp): permutation()[k] is the row of G
+  /// factorised at step k, lower() holds L below its diagonal (zero in the columns of zero
+  /// pivots), pivots() are D (zero for dependent rows).
+  const std::vector<int>& permutation() const { return perm_; }
+  const MatX& lower() const { return G_; }
+  const VecX& pivots() const { return D_; }
+  /// r <- P^T L^-T D^+ r: from the factorisation's order back to G's rows (solveInPlace is
+  /// this after r <- L^-1 P r).
+  void upperSolveInPlace(Eigen::Ref<VecX> r) const;
   /// Number of nonzero pivots.
   int rank() const { return rank_; }
   /// The smallest nonzero pivot over the largest (1 for an empty G): near 1 / cond(G) on G's range.
