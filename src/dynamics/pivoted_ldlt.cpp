@@ -22,12 +22,18 @@ bool PivotedLdlt::factorizeRegular(Scalar ratio) {
     if (!positive) break;
     D_(k) = d;
     Scalar* lk = g + k * n;
-    for (Eigen::Index i = k + 1; i < n; ++i) lk[i] /= d;
+    // G is sparse (rows on different bodies do not couple), and so is L in the rows' order: the
+    // column's entries end at its last nonzero, and zero entries update nothing
+    Eigen::Index end = n;
+    while (end > k + 1 && lk[end - 1] == 0) --end;
+    end_[static_cast<std::size_t>(k)] = static_cast<int>(end);
+    for (Eigen::Index i = k + 1; i < end; ++i) lk[i] /= d;
     // the Schur complement's lower triangle: G(i, j) -= d l_j l_i for i >= j > k
-    for (Eigen::Index j = k + 1; j < n; ++j) {
+    for (Eigen::Index j = k + 1; j < end; ++j) {
+      if (lk[j] == 0) continue;
       const Scalar dl = d * lk[j];
       Scalar* gj = g + j * n;
-      for (Eigen::Index i = j; i < n; ++i) gj[i] -= dl * lk[i];
+      for (Eigen::Index i = j; i < end; ++i) gj[i] -= dl * lk[i];
     }
   }
   if (positive) {
@@ -47,11 +53,13 @@ bool PivotedLdlt::factorizeRegular(Scalar ratio) {
 void PivotedLdlt::factorize(Scalar threshold, Scalar regular_ratio) {
   const auto n = G_.rows();
   perm_.resize(static_cast<std::size_t>(n));
+  end_.resize(static_cast<std::size_t>(n));
   D_.resize(n);
   work_.resize(n);
   regular_ = regular_ratio > 0 && factorizeRegular(regular_ratio);
   if (regular_) return;
   std::iota(perm_.begin(), perm_.end(), 0);
+  std::fill(end_.begin(), end_.end(), static_cast<int>(n));
   D_.setZero(n);
   rank_ = 0;
   Scalar* g = G_.data();  // column-major: G(i, j) = g[i + j n]
@@ -92,7 +100,10 @@ void PivotedLdlt::solveInPlace(Eigen::Ref<VecX> r) const {
   if (n == 0) return;
   // G = P^T L D L^T P: r <- P^T L^-T D^+ L^-1 P r, D^+ zero on the zero pivots
   for (Eigen::Index k = 0; k < n; ++k) work_(k) = r(perm_[static_cast<std::size_t>(k)]);
-  for (Eigen::Index k = 0; k < n; ++k) work_.tail(n - k - 1) -= work_(k) * G_.col(k).tail(n - k - 1);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const Eigen::Index below = end_[static_cast<std::size_t>(k)] - k - 1;
+    work_.segment(k + 1, below) -= work_(k) * G_.col(k).segment(k + 1, below);
+  }
   r = work_;
   upperSolveInPlace(r);
 }
@@ -100,7 +111,10 @@ void PivotedLdlt::solveInPlace(Eigen::Ref<VecX> r) const {
 void PivotedLdlt::upperSolveInPlace(Eigen::Ref<VecX> r) const {
   const auto n = G_.rows();
   for (Eigen::Index k = 0; k < n; ++k) work_(k) = D_(k) != 0 ? r(k) / D_(k) : 0;
-  for (Eigen::Index k = n - 1; k >= 0; --k) work_(k) -= G_.col(k).tail(n - k - 1).dot(work_.tail(n - k - 1));
+  for (Eigen::Index k = n - 1; k >= 0; --k) {
+    const Eigen::Index below = end_[static_cast<std::size_t>(k)] - k - 1;
+    work_(k) -= G_.col(k).segment(k + 1, below).dot(work_.segment(k + 1, below));
+  }
   for (Eigen::Index k = 0; k < n; ++k) r(perm_[static_cast<std::size_t>(k)]) = work_(k);
 }
 

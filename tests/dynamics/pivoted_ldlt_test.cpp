@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <numeric>
 #include <random>
 
 #include "loopdyn/dynamics/pivoted_ldlt.hpp"
@@ -58,6 +59,35 @@ TEST(PivotedLdlt, IndependentRowsAreFactorisedInTheirOrder) {
     const VecX pivoted = solved(ldlt, G, r, 0);
     EXPECT_FALSE(ldlt.regular());
     EXPECT_LE((w - pivoted).norm(), 1e-10 * pivoted.norm()) << "n = " << n;
+  }
+}
+
+// Sparse G, as a kinetic Gram matrix is (rows on different bodies do not couple): the elimination
+// in the rows' order skips L's zero entries and ends each column at its last nonzero; it must
+// still solve G w = r like the dense pivoted factorisation. A has rows of 2 x 3 nonzero columns
+// (a joint's rows on its two bodies) on a chain of bodies, with the rows shuffled so that the
+// zero pattern of L (fill-in included) is irregular. Tolerance as above.
+TEST(PivotedLdlt, SparseRowsAreFactorisedLikeDenseOnes) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<Scalar> u(-1, 1);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int bodies = 2 + trial % 6, n = 2 * (bodies - 1) + 1;
+    MatX A = MatX::Zero(n, 3 * bodies);
+    std::vector<int> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int row = 0; row < n; ++row) {
+      const int first = std::min(row / 2, bodies - 2);  // two rows per joint between bodies i, i + 1
+      for (int column = 3 * first; column < 3 * first + 6; ++column) A(order[static_cast<std::size_t>(row)], column) = u(rng);
+    }
+    const MatX G = gramOf(A);
+    const VecX r = randomMatrix(rng, n, 1);
+    PivotedLdlt ldlt;
+    const VecX w = solved(ldlt, G, r, kRatio);
+    EXPECT_TRUE(ldlt.regular()) << "trial " << trial;
+    EXPECT_LE((G * w - r).norm(), 1e-10 * G.norm() * w.norm()) << "trial " << trial;
+    const VecX pivoted = solved(ldlt, G, r, 0);
+    EXPECT_LE((w - pivoted).norm(), 1e-10 * pivoted.norm()) << "trial " << trial;
   }
 }
 

@@ -20,6 +20,9 @@
 /// 4.2.3) and keeps it where every pivot is at least regular_ratio of the largest. Dependent or
 /// nearly dependent rows give a pivot below that (d_k = 1 / (G_11..kk^-1)_kk, at rounding level for
 /// a dependent row whatever the order), and the pivoted factorisation above decides, on G as filled.
+/// That elimination also uses G's sparsity (rows on different bodies do not couple): each column
+/// of L ends at its last nonzero, and zero entries update nothing (the double four-bar's 14 x 14
+/// G: 6.6k -> 3.3k instructions; the solves stop at the same ends).
 
 #include <vector>
 
@@ -66,6 +69,7 @@ class PivotedLdlt {
   MatX G_;                  ///< G, then L below the diagonal
   VecX D_;                  ///< pivots (zero for dependent rows)
   std::vector<int> perm_;   ///< perm_[k]: the row of G factorised at step k
+  std::vector<int> end_;    ///< L's column k is zero from row end_[k] on
   mutable VecX work_;       ///< scratch of solveInPlace (one object per thread)
   mutable MatX work_matrix_;  ///< scratch of solveColumnsInPlace
   int rank_ = 0;
