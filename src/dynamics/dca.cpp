@@ -346,27 +346,37 @@ void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std
   using Block = Eigen::Matrix<Scalar, d, 1>;
   const int rows = node.rows;
   const int nh = static_cast<int>(node.handles.size());
+  // Gc and beta_0 are not needed after the node's assembly: kept per thread, not per node (a
+  // chain of 4096 bodies keeps its nodes' matrices out of cache; these were a third of them), in
+  // one buffer that only grows (no allocation once it has met the largest node)
+  thread_local std::vector<Scalar> buffer;
+  std::array<Eigen::Index, 2> handle_rows{0, 0};
+  for (int s = 0; s < 2; ++s)
+    if (child[static_cast<std::size_t>(s)]) handle_rows[static_cast<std::size_t>(s)] = child[static_cast<std::size_t>(s)]->b.size();
+  const auto size = static_cast<std::size_t>((handle_rows[0] + handle_rows[1] + 1) * rows);
+  if (buffer.size() < size) buffer.resize(size);
+  std::array<Eigen::Map<MatX>, 2> node_Gc{Eigen::Map<MatX>(buffer.data(), handle_rows[0], rows),
+                                          Eigen::Map<MatX>(buffer.data() + handle_rows[0] * rows, handle_rows[1], rows)};
+  Eigen::Map<VecX> beta0(buffer.data() + (handle_rows[0] + handle_rows[1]) * rows, rows);
 
   // Gc = Phi_child J^T (column by column, each a d-block per child handle), beta_0 = sum J b - Gamma
-  node.beta0.resize(rows);
-  for (int s = 0; s < 2; ++s)
-    if (child[static_cast<std::size_t>(s)])
-      node.Gc[static_cast<std::size_t>(s)].setZero(child[static_cast<std::size_t>(s)]->b.size(), rows);
+  node_Gc[0].setZero();
+  node_Gc[1].setZero();
   for (std::size_t i = 0; i < node.connections.size(); ++i) {
     const Connection& c = connections[static_cast<std::size_t>(node.connections[i])];
     const int k = node.row_offset[i];
-    for (int r = 0; r < c.rows; ++r) node.beta0(k + r) = -c.Gamma(r);
+    for (int r = 0; r < c.rows; ++r) beta0(k + r) = -c.Gamma(r);
     for (int slot = 0; slot < 2; ++slot) {
       const DivideAndConquer::Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
       if (e.child < 0) continue;  // ground
       const Node& x = *child[static_cast<std::size_t>(e.child)];
-      MatX& Gc = node.Gc[static_cast<std::size_t>(e.child)];
+      Eigen::Map<MatX>& Gc = node_Gc[static_cast<std::size_t>(e.child)];
       const int handles = static_cast<int>(x.handles.size());
       for (int r = 0; r < c.rows; ++r) {
         const Block jr = rowOn<d>(c, slot, r);
         for (int h = 0; h < handles; ++h)
           Gc.col(k + r).template segment<d>(h * d).noalias() += x.Phi.template block<d, d>(h * d, e.handle * d) * jr;
-        node.beta0(k + r) += jr.dot(x.b.template segment<d>(e.handle * d));
+        beta0(k + r) += jr.dot(x.b.template segment<d>(e.handle * d));
       }
     }
   }
@@ -380,7 +390,7 @@ void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std
     for (int slot = 0; slot < 2; ++slot) {
       const DivideAndConquer::Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
       if (e.child < 0) continue;
-      const MatX& Gc = node.Gc[static_cast<std::size_t>(e.child)];
+      const Eigen::Map<MatX>& Gc = node_Gc[static_cast<std::size_t>(e.child)];
       for (int r = 0; r < c.rows; ++r) {
         const Block jr = rowOn<d>(c, slot, r);
         for (int col = 0; col <= k + r; ++col) W(k + r, col) += jr.dot(Gc.col(col).template segment<d>(e.handle * d));
@@ -401,7 +411,7 @@ void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std
   for (int i = 0; i < nh; ++i) {
     const DivideAndConquer::Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
     const Node& x = *child[static_cast<std::size_t>(e.child)];
-    const MatX& Gc = node.Gc[static_cast<std::size_t>(e.child)];
+    const Eigen::Map<MatX>& Gc = node_Gc[static_cast<std::size_t>(e.child)];
     for (int kk = 0; kk < rows; ++kk)
       node.Y.col(kk).template segment<d>(i * d) = Gc.col(perm[static_cast<std::size_t>(kk)]).template segment<d>(e.handle * d);
     node.b.template segment<d>(i * d) = x.b.template segment<d>(e.handle * d);
@@ -414,7 +424,7 @@ void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std
     }
   }
   node.y0.resize(rows);
-  for (int kk = 0; kk < rows; ++kk) node.y0(kk) = node.beta0(perm[static_cast<std::size_t>(kk)]);
+  for (int kk = 0; kk < rows; ++kk) node.y0(kk) = beta0(perm[static_cast<std::size_t>(kk)]);
   const MatX& L = node.W.lower();
   const int rank = node.W.rank();  // (L is zero in the columns of zero pivots)
   for (int kk = 0; kk < rank; ++kk)

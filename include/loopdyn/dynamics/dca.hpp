@@ -121,12 +121,11 @@ class DivideAndConquer {
     // numbers of the last solve
     MatX Phi;                 ///< handles x handles blocks of d x d
     VecX b;                   ///< per handle, d
-    std::array<MatX, 2> Gc;   ///< Phi_child J^T per child (child handles x d, rows)
     PivotedLdlt W;            ///< P W P^T = L D L^T
-    /// Y = G P^T L^-T (handles d x rows; G: the new handles' rows of Gc), so that
+    /// Y = G P^T L^-T (handles d x rows; G = Phi_child J^T on the new handles), so that
     /// G W^+ G^T = Y D^+ Y^T; y0 = L^-1 P beta_0
     MatX Y;
-    VecX beta0, y0, lambda;   ///< beta_0, y0, the multipliers (scaled, DCA sign)
+    VecX y0, lambda;          ///< y0, the multipliers (scaled, DCA sign)
     VecX f;                   ///< the forces on the handles (back-substitution)
     int first_in_order = 0, last_in_order = 0;  ///< its subtree: order_[first .. last], itself last
     int bodies = 0;                              ///< in its subtree
