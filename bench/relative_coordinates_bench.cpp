@@ -116,5 +116,5 @@ const bool registered = (registerBundledModels(), true);
 
 BENCHMARK(BM_ChainAbsoluteLagrange)->RangeMultiplier(4)->Range(4, 256)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ChainRelativeKane)->RangeMultiplier(4)->Range(4, 256)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_LadderAbsoluteLagrange)->RangeMultiplier(4)->Range(1, 64)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LadderAbsoluteLagrange)->RangeMultiplier(4)->Range(1, 256)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_LadderRelativeLagrange)->RangeMultiplier(4)->Range(1, 64)->Unit(benchmark::kMicrosecond);

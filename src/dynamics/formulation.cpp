@@ -81,11 +81,11 @@ void gaussAccelerations(const Model& model, DynamicsWorkspace& ws, const State& 
   const std::vector<int>& rows = gram.selectedRows();
   ws.a = ws.F;
   ws.inverse_mass.apply(model, ws.a);
-  ws.w.noalias() = gram.scaledRows() * ws.a;
+  gram.rowsTimes(ws.a, ws.w);
   for (std::size_t k = 0; k < rows.size(); ++k)
     ws.w(static_cast<Eigen::Index>(k)) -= ws.scaling.row(rows[k]) * ws.Gamma(rows[k]);
   gram.solveInPlace(ws.w);
-  ws.a.noalias() -= gram.inverseMassTimesCt() * ws.w;
+  gram.subtractInverseMassRowsTransposedTimes(ws.w, ws.a);
   ws.lambda.setZero(model.nc());
   for (std::size_t k = 0; k < rows.size(); ++k)
     ws.lambda(rows[k]) = ws.scaling.row(rows[k]) * ws.w(static_cast<Eigen::Index>(k));
@@ -117,7 +117,8 @@ std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x
     ws.gram_holonomic.compute(model, ws.kin, ws.scaling, ws.inverse_mass, model.m());
     ws.w = ws.scaling.row.head(model.m()).cwiseProduct(ws.kin.Phi);
     ws.gram_holonomic.solveInPlace(ws.w);
-    ws.dq.noalias() = -ws.gram_holonomic.inverseMassTimesCt() * ws.w;
+    ws.dq.setZero(model.nv());
+    ws.gram_holonomic.subtractInverseMassRowsTransposedTimes(ws.w, ws.dq);
     ws.x_shifted.q = x.q;
     displacePositions(model, ws.x_shifted.q, ws.dq, x.q);
     evaluateConstraints(model, ws.kin, x);
@@ -143,10 +144,10 @@ void projectVelocities(const Model& model, DynamicsWorkspace& ws, State& x) {
   // v <- v - M^-1 C_r^T mu, G mu = C_r v + b_r
   ws.inverse_mass.update(model, ws.kin.motion);
   ws.gram_all.compute(model, ws.kin, ws.scaling, ws.inverse_mass, model.nc());
-  ws.w.noalias() = ws.gram_all.scaledRows() * x.v;
+  ws.gram_all.rowsTimes(x.v, ws.w);
   ws.w += ws.scaling.row.cwiseProduct(ws.kin.b);
   ws.gram_all.solveInPlace(ws.w);
-  x.v.noalias() -= ws.gram_all.inverseMassTimesCt() * ws.w;
+  ws.gram_all.subtractInverseMassRowsTransposedTimes(ws.w, x.v);
   evaluateConstraints(model, ws.kin, x);  // Gamma at the new velocities
 }
 

@@ -14,7 +14,7 @@ void KineticGram::compute(const Model& model, const KinematicsWorkspace& kin, co
     findBodyRows(model);
     selection_ = Selection::First;
   }
-  Cr_.noalias() = scaling.row.head(rows).asDiagonal() * kin.C.topRows(rows);
+  gatherRows(model, kin, scaling, [](int k) { return k; });
   factorize(model, inverse_mass);
 }
 
@@ -25,15 +25,31 @@ void KineticGram::compute(const Model& model, const KinematicsWorkspace& kin, co
     findBodyRows(model);
     selection_ = Selection::Listed;
   }
-  Cr_.resize(static_cast<Eigen::Index>(rows.size()), model.nv());
-  for (std::size_t k = 0; k < rows.size(); ++k)
-    Cr_.row(static_cast<Eigen::Index>(k)) = scaling.row(rows[k]) * kin.C.row(rows[k]);
+  gatherRows(model, kin, scaling, [&](int k) { return rows[static_cast<std::size_t>(k)]; });
   factorize(model, inverse_mass);
+}
+
+template <class RowOf>
+void KineticGram::gatherRows(const Model& model, const KinematicsWorkspace& kin, const ConstraintScaling& scaling,
+                             RowOf row_of) {
+  const int D = model.vPerBody();
+  for (int b = 0; b < model.nb(); ++b) {
+    const std::vector<int>& touching = body_rows_[static_cast<std::size_t>(b)];
+    for (std::size_t x = 0; x < touching.size(); ++x) {
+      const int row = row_of(touching[x]);
+      Ct_.col(block_offset_[static_cast<std::size_t>(b)] + static_cast<Eigen::Index>(x)) =
+          scaling.row(row) * kin.C.row(row).segment(b * D, D).transpose();
+    }
+  }
 }
 
 void KineticGram::factorize(const Model& model, const InverseMass& inverse_mass) {
   const int rows = this->rows();
-  inverse_mass.timesTransposed(model, Cr_, MinvCt_);
+  MinvCt_ = Ct_;
+  for (int b = 0; b < model.nb(); ++b) {
+    const auto offset = block_offset_[static_cast<std::size_t>(b)];
+    inverse_mass.applyToBody(model, b, MinvCt_.middleCols(offset, block_offset_[static_cast<std::size_t>(b) + 1] - offset));
+  }
   sparse_ = rows >= kSparseGramRows &&
             (model.dimension() == 2 ? computeSparse<3>(model, rows) : computeSparse<6>(model, rows));
   if (sparse_) return;
@@ -50,14 +66,55 @@ void KineticGram::factorize(const Model& model, const InverseMass& inverse_mass)
 template <int D>
 void KineticGram::addBodyBlocks(int body) {
   const std::vector<int>& touching = body_rows_[static_cast<std::size_t>(body)];
+  const Eigen::Index offset = block_offset_[static_cast<std::size_t>(body)];
   for (std::size_t x = 0; x < touching.size(); ++x) {
-    const Eigen::Matrix<Scalar, 1, D> row = Cr_.row(touching[x]).segment<D>(body * D);
+    const Eigen::Matrix<Scalar, D, 1> column = Ct_.col(offset + static_cast<Eigen::Index>(x)).template head<D>();
     for (std::size_t y = 0; y <= x; ++y) {
-      const Scalar g = row.dot(MinvCt_.col(touching[y]).segment<D>(body * D));
+      const Scalar g = column.dot(MinvCt_.col(offset + static_cast<Eigen::Index>(y)).template head<D>());
       ldlt_.matrix()(touching[x], touching[y]) += g;
       if (y != x) ldlt_.matrix()(touching[y], touching[x]) += g;
     }
   }
+}
+
+namespace {
+
+/// out(k) += C_r's row k times v, body by body (D entries a body; see KineticGram's Ct_).
+template <int D>
+void addRowsTimes(const std::vector<std::vector<int>>& body_rows, const std::vector<int>& offset, const MatX& Ct,
+                  const VecX& v, VecX& out) {
+  for (std::size_t b = 0; b < body_rows.size(); ++b) {
+    const std::vector<int>& touching = body_rows[b];
+    const Eigen::Matrix<Scalar, D, 1> vb = v.segment<D>(static_cast<Eigen::Index>(b) * D);
+    for (std::size_t x = 0; x < touching.size(); ++x)
+      out(touching[x]) += Ct.col(offset[b] + static_cast<Eigen::Index>(x)).template head<D>().dot(vb);
+  }
+}
+
+/// a_b -= sum over b's rows k of w(k) (M_b^-1 C_r[k, b]^T).
+template <int D>
+void subtractColumnsTimes(const std::vector<std::vector<int>>& body_rows, const std::vector<int>& offset,
+                          const MatX& MinvCt, const VecX& w, VecX& a) {
+  for (std::size_t b = 0; b < body_rows.size(); ++b) {
+    const std::vector<int>& touching = body_rows[b];
+    Eigen::Matrix<Scalar, D, 1> sum = Eigen::Matrix<Scalar, D, 1>::Zero();
+    for (std::size_t x = 0; x < touching.size(); ++x)
+      sum += w(touching[x]) * MinvCt.col(offset[b] + static_cast<Eigen::Index>(x)).template head<D>();
+    a.segment<D>(static_cast<Eigen::Index>(b) * D) -= sum;
+  }
+}
+
+}  // namespace
+
+void KineticGram::rowsTimes(const VecX& v, VecX& out) const {
+  out.setZero(rows());
+  if (Ct_.rows() == 3) addRowsTimes<3>(body_rows_, block_offset_, Ct_, v, out);
+  else addRowsTimes<6>(body_rows_, block_offset_, Ct_, v, out);
+}
+
+void KineticGram::subtractInverseMassRowsTransposedTimes(const VecX& w, VecX& a) const {
+  if (MinvCt_.rows() == 3) subtractColumnsTimes<3>(body_rows_, block_offset_, MinvCt_, w, a);
+  else subtractColumnsTimes<6>(body_rows_, block_offset_, MinvCt_, w, a);
 }
 
 void KineticGram::findBodyRows(const Model& model) {
@@ -72,6 +129,10 @@ void KineticGram::findBodyRows(const Model& model) {
       if (r.empty() || r.back() != static_cast<int>(k)) r.push_back(static_cast<int>(k));
     }
   }
+  block_offset_.assign(1, 0);
+  for (const std::vector<int>& r : body_rows_) block_offset_.push_back(block_offset_.back() + static_cast<int>(r.size()));
+  Ct_.resize(model.vPerBody(), block_offset_.back());
+  MinvCt_.resize(Ct_.rows(), Ct_.cols());
   sparse_rows_ = -1;  // (the sparse pattern follows the rows)
 }
 
@@ -102,10 +163,11 @@ bool KineticGram::computeSparse(const Model& model, int rows) {
   std::size_t k = 0;
   for (int b = 0; b < model.nb(); ++b) {
     const std::vector<int>& r = body_rows_[static_cast<std::size_t>(b)];
+    const Eigen::Index offset = block_offset_[static_cast<std::size_t>(b)];
     for (std::size_t x = 0; x < r.size(); ++x) {
-      const Eigen::Matrix<Scalar, 1, D> row = Cr_.row(r[x]).template segment<D>(b * D);
+      const Eigen::Matrix<Scalar, D, 1> column = Ct_.col(offset + static_cast<Eigen::Index>(x)).template head<D>();
       for (std::size_t y = 0; y <= x; ++y)
-        values[value_index_[k++]] += row.dot(MinvCt_.col(r[y]).template segment<D>(b * D));
+        values[value_index_[k++]] += column.dot(MinvCt_.col(offset + static_cast<Eigen::Index>(y)).template head<D>());
     }
   }
   sparse_ldlt_.factorize(Gs_);

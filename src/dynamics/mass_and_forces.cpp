@@ -89,13 +89,18 @@ void applyInverseMass(const Model& model, const std::vector<Mat3>& rotational, c
 
 void InverseMass::apply(const Model& model, MatX& X) const { applyInverseMass(model, rotational_, planar_diagonal_, X); }
 
-void InverseMass::timesTransposed(const Model& model, const MatX& Y, MatX& X) const {
+void InverseMass::applyToBody(const Model& model, BodyIndex b, Eigen::Ref<MatX> X) const {
+  if (X.cols() == 0) return;
   if (model.dimension() == 2) {
-    X.noalias() = planar_diagonal_.asDiagonal() * Y.transpose();
+    X = planar_diagonal_.segment<3>(3 * b).asDiagonal() * X;
     return;
   }
-  X = Y.transpose();
-  apply(model, X);
+  X.topRows<3>() /= model.bodies()[static_cast<std::size_t>(b)].mass;
+  const Mat3& J = rotational_[static_cast<std::size_t>(b)];
+  for (Eigen::Index c = 0; c < X.cols(); ++c) {
+    const Vec3 turned = J * X.block<3, 1>(3, c);
+    X.block<3, 1>(3, c) = turned;
+  }
 }
 
 void InverseMass::apply(const Model& model, VecX& x) const { applyInverseMass(model, rotational_, planar_diagonal_, x); }

@@ -31,10 +31,13 @@ void scatter(const Model& model, KinematicsWorkspace& ws, int row, const Jet& je
     const BodyIndex body = bodies[static_cast<std::size_t>(slot)];
     if (body == kGround) continue;
     const BodyMotion& m = ws.motion[static_cast<std::size_t>(body)];
+    // (overwritten: C keeps its zeros elsewhere; both markers on one body add up)
+    const bool same_body = slot == 1 && body == b1;
     for (int k = 0; k < nvb; ++k) {
       const int jet_col = 6 * slot + (dim == 2 ? planar_cols[static_cast<std::size_t>(k)] : k);
       const Scalar g = jet.grad(jet_col);
-      ws.C(row, body * nvb + k) += g;
+      if (same_body) ws.C(row, body * nvb + k) += g;
+      else ws.C(row, body * nvb + k) = g;
       const int c = jet_col - 6 * slot;
       grad_dot_v += g * (c < 3 ? m.v(c) : m.w(c - 3));
     }
@@ -50,7 +53,9 @@ void evaluateConstraints(const Model& model, KinematicsWorkspace& ws, const Stat
   checkStateSize(model, x);
   for (int body = 0; body < model.nb(); ++body)
     ws.motion[static_cast<std::size_t>(body)] = bodyMotion(model, x.q, x.v, body);
-  ws.C.setZero(model.nc(), model.nv());
+  // C keeps its zeros between evaluations: only a row's entries on its bodies change, and scatter
+  // overwrites those (zeroing all of C was O(rows x nv), 18 MB a call on a 256-loop ladder)
+  if (ws.C.rows() != model.nc() || ws.C.cols() != model.nv()) ws.C.setZero(model.nc(), model.nv());
   std::array<Jet, 6> jets;
   for (const Joint& joint : model.joints()) {
     const std::span<Jet> out(jets.data(), static_cast<std::size_t>(joint.rows));

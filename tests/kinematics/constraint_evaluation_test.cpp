@@ -111,6 +111,26 @@ TEST(ConstraintEvaluation, KnifeEdgeRowIsNormalVelocityOfContactPoint) {
   EXPECT_EQ(ws.b(w1.row), 0.0);
 }
 
+// A workspace keeps C's zeros between evaluations and overwrites only each row's entries on its
+// bodies: evaluating at x after other states gives exactly what a fresh workspace gives, for every
+// pair type, planar and spatial (no stale entries).
+TEST(ConstraintEvaluation, ReusedWorkspaceGivesWhatAFreshOneGives) {
+  for (const int dimension : {2, 3}) {
+    std::mt19937 rng(17 + dimension);
+    const Model model = compile(test::everyPairTypeSpec(dimension, rng));
+    KinematicsWorkspace reused(model);
+    for (int trial = 0; trial < 5; ++trial) {
+      const State x = test::randomState(model, rng);
+      evaluateConstraints(model, reused, x);
+      KinematicsWorkspace fresh(model);
+      evaluateConstraints(model, fresh, x);
+      EXPECT_EQ(reused.C, fresh.C) << dimension << "D, trial " << trial;
+      EXPECT_EQ(reused.Phi, fresh.Phi) << dimension << "D, trial " << trial;
+      EXPECT_EQ(reused.b, fresh.b) << dimension << "D, trial " << trial;
+    }
+  }
+}
+
 TEST(ConstraintEvaluation, RejectsStateOfWrongSize) {
   const Model model = test::loadModel("four_bar_planar");
   KinematicsWorkspace ws(model);

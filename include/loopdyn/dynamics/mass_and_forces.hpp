@@ -28,8 +28,8 @@ class InverseMass {
   /// X <- M^-1 X for X with nv rows (any number of columns).
   void apply(const Model& model, MatX& X) const;
   void apply(const Model& model, VecX& x) const;
-  /// X <- M^-1 Y^T for Y with nv columns.
-  void timesTransposed(const Model& model, const MatX& Y, MatX& X) const;
+  /// X <- M_b^-1 X for body b's block of M (X: Model::vPerBody() rows, any number of columns).
+  void applyToBody(const Model& model, BodyIndex b, Eigen::Ref<MatX> X) const;
 
  private:
   std::vector<Mat3> rotational_;  ///< I_W^-1 per body (2D: (2, 2) only)
