@@ -118,17 +118,4 @@ void PivotedLdlt::upperSolveInPlace(Eigen::Ref<VecX> r) const {
   for (Eigen::Index k = 0; k < n; ++k) r(perm_[static_cast<std::size_t>(k)]) = work_(k);
 }
 
-void PivotedLdlt::solveColumnsInPlace(Eigen::Ref<MatX> R) const {
-  const auto n = G_.rows();
-  if (n == 0 || R.cols() == 0) return;
-  // the same steps as solveInPlace, on all columns at once (triangular solves with L's unit
-  // diagonal; L is zero below the zero pivots)
-  work_matrix_.resize(n, R.cols());
-  for (Eigen::Index k = 0; k < n; ++k) work_matrix_.row(k) = R.row(perm_[static_cast<std::size_t>(k)]);
-  G_.triangularView<Eigen::UnitLower>().solveInPlace(work_matrix_);
-  for (Eigen::Index k = 0; k < n; ++k) work_matrix_.row(k) *= D_(k) != 0 ? 1 / D_(k) : 0;
-  G_.triangularView<Eigen::UnitLower>().transpose().solveInPlace(work_matrix_);
-  for (Eigen::Index k = 0; k < n; ++k) R.row(perm_[static_cast<std::size_t>(k)]) = work_matrix_.row(k);
-}
-
 }  // namespace loopdyn

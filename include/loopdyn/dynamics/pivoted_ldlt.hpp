@@ -40,8 +40,6 @@ class PivotedLdlt {
   void factorize(Scalar threshold, Scalar regular_ratio = 0);
   /// r <- w with G w = r, zero along zero pivots.
   void solveInPlace(Eigen::Ref<VecX> r) const;
-  /// Each column of R likewise.
-  void solveColumnsInPlace(Eigen::Ref<MatX> R) const;
 
   /// The factors, for products G^T W^+ G = Z^T D^+ Z with Z = L^-1 P G formed by the caller (the
   /// divide-and-conquer algorithm's node update, dca.hpp): permutation()[k] is the row of G
@@ -71,7 +69,6 @@ class PivotedLdlt {
   std::vector<int> perm_;   ///< perm_[k]: the row of G factorised at step k
   std::vector<int> end_;    ///< L's column k is zero from row end_[k] on
   mutable VecX work_;       ///< scratch of solveInPlace (one object per thread)
-  mutable MatX work_matrix_;  ///< scratch of solveColumnsInPlace
   int rank_ = 0;
   Scalar pivot_ratio_ = 1;
   bool regular_ = false;
