@@ -94,7 +94,7 @@ class KineticGram {
   /// Adds body `body`'s part of G (D velocity coordinates a body).
   template <int D>
   void addBodyBlocks(int body);
-  /// Body b's block of C_r^T from C's rows `row_of(k)`, scaled.
+  /// Ct_ (C_r^T by bodies) from kin.C: G's row k is C's row row_of(k), scaled by its row scale.
   template <class RowOf>
   void gatherRows(const Model& model, const KinematicsWorkspace& kin, const ConstraintScaling& scaling, RowOf row_of);
   /// M^-1 C_r^T, G and its factors from C_r.
