@@ -56,14 +56,14 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   const TangentFactorization& tf = ws.tangent;
   if (how.project) {
     T_projected_ = ConstMapMat(u.data(), n_, f_);
-    if (!reorthogonalize(tf.Q1, T_projected_)) return "the tangent basis T lost a direction";
+    if (!reorthogonalize(tf, T_projected_)) return "the tangent basis T lost a direction";
   }
   const ConstMapMat T(how.project ? T_projected_.data() : u.data(), n_, f_);
   // velocities, eq. (11b): v~ = T u + Q1 p'
   tf.pivotedRows(-row.cwiseProduct(ws.kin.b), p1_);
   tf.solveTransposedInPlace(p1_);
-  vt_.noalias() = T * qdot;
-  vt_.noalias() += tf.Q1 * p1_;
+  tf.q1Times(p1_, vt_);
+  vt_.noalias() += T * qdot;
   x.v = S.cwiseProduct(vt_);
   // accelerations, eqs. (10)-(11a)
   evaluateConstraints(model, ws.kin, x);
@@ -74,7 +74,7 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   tf.pivotedRows(row.cwiseProduct(ws.Gamma), p2_);
   tf.solveTransposedInPlace(p2_);
   TS_ = S.asDiagonal() * T;
-  at_.noalias() = tf.Q1 * p2_;                  // beta'' (scaled)
+  tf.q1Times(p2_, at_);                         // beta'' (scaled)
   ws.r = ws.F - ws.M * S.cwiseProduct(at_);      // F - M S beta''
   rhs_u_.noalias() = TS_.transpose() * ws.r;
   Mt_.noalias() = TS_.transpose() * ws.M * TS_;
@@ -170,8 +170,11 @@ void continuationRates(const TangentFactorization& tf, const VecX& p1, bool froz
   }
   if (frozen || f == 0)
     du.head(n * f).setZero();
-  else
-    Eigen::Map<MatX>(du.data(), n, f).noalias() = -tf.Q1 * X;
+  else {
+    Eigen::Map<MatX> Tdot(du.data(), n, f);
+    tf.q1Times(X, Tdot);
+    Tdot = -Tdot;
+  }
 }
 
 bool rebaseTangentBasis(const TangentFactorization& tf, const Formulation::Step& step, bool continuation, int n, int f,
@@ -179,13 +182,13 @@ bool rebaseTangentBasis(const TangentFactorization& tf, const Formulation::Step&
   Eigen::Map<MatX> T(u.data(), n, f);
   // the basis the evaluations used: the stored one, or on the constraints its closest tangent basis
   MatX T_old = T;
-  if (step.on_constraints) reorthogonalize(tf.Q1, T_old);
+  if (step.on_constraints) reorthogonalize(tf, T_old);
   if (!continuation) {
     T = tf.fullQ().rightCols(f);
   } else {
     const Scalar drift = std::max((tf.At.transpose() * T).norm(), (T.transpose() * T - MatX::Identity(f, f)).norm());
     if (!step.projected && drift <= step.tolerance) return false;
-    if (!reorthogonalize(tf.Q1, T)) return false;  // not expected: T lost a direction
+    if (!reorthogonalize(tf, T)) return false;  // not expected: T lost a direction
   }
   // the same velocities in the new basis (T^T Q1 = 0, so the particular part drops out)
   u.tail(f) = T.transpose() * (T_old * u.tail(f));

@@ -81,7 +81,7 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
   const TangentFactorization& tf = tangent_;
   if (how.project) {
     T_projected_ = ConstMapMat(u.data(), n_, f_);
-    if (!reorthogonalize(tf.Q1, T_projected_)) return "the tangent basis T lost a direction";
+    if (!reorthogonalize(tf, T_projected_)) return "the tangent basis T lost a direction";
   }
   const ConstMapMat T(how.project ? T_projected_.data() : u.data(), n_, f_);
   // velocities, eq. (11b): v~ = T w + Q1 p'
@@ -91,8 +91,8 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
     row_b(static_cast<Eigen::Index>(i)) = -ws.scaling.row(e.rows[i]) * e.b(static_cast<Eigen::Index>(i));
   tf.pivotedRows(row_b, p1_);
   tf.solveTransposedInPlace(p1_);
-  vt_.noalias() = T * w;
-  vt_.noalias() += tf.Q1 * p1_;
+  tf.q1Times(p1_, vt_);
+  vt_.noalias() += T * w;
   x.v_r = S.cwiseProduct(vt_);
   tree_.absoluteState(x.q_r, x.v_r, x.t, x);
   // accelerations, eqs. (10)-(11a)
@@ -102,7 +102,7 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
   tf.pivotedRows(row_b, p2_);
   tf.solveTransposedInPlace(p2_);
   TS_ = S.asDiagonal() * T;
-  at_.noalias() = tf.Q1 * p2_;  // (scaled)
+  tf.q1Times(p2_, at_);  // (scaled)
   rhs_ = e.Q;
   rhs_.noalias() -= e.M * S.cwiseProduct(at_);
   VecX w_rate = TS_.transpose() * rhs_;

@@ -24,7 +24,7 @@ Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const S
   ws.x_shifted.q = x.q;
   ws.x_shifted.v.setZero(model.nv());  // C does not depend on v
   evaluateConstraints(model, ws.kin, ws.x_shifted);
-  ws.tangent.factorize(ws.kin, ws.scaling);
+  ws.tangent.compute(ws.kin, ws.scaling, r_);
   return r_ > 0 ? ws.tangent.diagonalRatio(r_ - 1) : 1;
 }
 

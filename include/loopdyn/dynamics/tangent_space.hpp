@@ -21,29 +21,25 @@
 /// column rank (T0 not orthogonal to the new tangent space); the cost is the one paper 004 lists
 /// (an f x f square root and products of n x f by f x f matrices).
 
-#include <Eigen/QR>
-
 #include <vector>
 
 #include "loopdyn/common/types.hpp"
-#include "loopdyn/dynamics/pivoted_qr_diagonal.hpp"
+#include "loopdyn/dynamics/pivoted_householder_qr.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
 #include "loopdyn/model/model.hpp"
 
 namespace loopdyn {
 
-/// The pivoted QR of A^T = C_s^T and what the projection formulation reads from it.
+/// The pivoted QR of A^T = C_s^T and what the projection formulation reads from it. Q stays a
+/// product of reflectors (pivoted_householder_qr.hpp): Q1 is applied, never formed.
 struct TangentFactorization {
-  Eigen::ColPivHouseholderQR<MatX> qr;  ///< by compute (Q is needed)
-  PivotedQrDiagonal r_only;             ///< by factorize (R's diagonal and the pivots)
+  PivotedHouseholderQr qr;
   MatX At;             ///< C_s^T, n x (m + h)
-  MatX Q1;             ///< n x r: the first r columns of Q
-  MatX R11;            ///< r x r upper triangular
   std::vector<int> K;  ///< rows of C in pivot order, the first r used
   int r = 0;
 
-  /// Factorises C_s^T from the evaluated ws.C and keeps r columns of Q in Q1.
+  /// Factorises C_s^T from the evaluated kin.C; r = rank columns of Q make Q1.
   void compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank);
   /// The same for the dimensionless transposed matrix already in At (joint coordinates:
   /// joint_space_equations.hpp).
@@ -54,13 +50,20 @@ struct TangentFactorization {
     out.resize(r, rows.cols());
     for (int k = 0; k < r; ++k) out.row(k) = rows.row(K[static_cast<std::size_t>(k)]);
   }
+  /// out = Q1 p (resized to n x p.cols(); p has r rows): r reflectors applied to [p; 0].
+  template <class Out>
+  void q1Times(const Eigen::Ref<const MatX>& p, Out& out) const {
+    out.resize(At.rows(), p.cols());
+    out.topRows(r) = p;
+    out.bottomRows(At.rows() - r).setZero();
+    qr.applyReflectors(out, r);
+  }
+  /// X <- (I - Q1 Q1^T) X: the part of X orthogonal to range Q1.
+  void projectOutQ1(Eigen::Ref<MatX> X) const;
   /// p <- R11^-T p, column by column. A pivot at rounding level (below 1e-12 of the first: right
   /// at a singular configuration, where a motion that starts there is evaluated) gives a zero
   /// component instead of a division by rounding.
   void solveTransposedInPlace(Eigen::Ref<MatX> p) const;
-  /// R's diagonal and the pivots of C_s^T's pivoted QR only, without Q (Q1, R11 and K are left as
-  /// they were): what diagonalRatio, pivot and rankAt read, at a quarter of compute's cost.
-  void factorize(const KinematicsWorkspace& kin, const ConstraintScaling& scaling);
   /// |R_jj| / |R_11| for j < min(n, m + h): falls to zero where the rank drops.
   Scalar diagonalRatio(int j) const;
   /// The row of C taken at pivot step j.
@@ -69,14 +72,13 @@ struct TangentFactorization {
   int rankAt(Scalar threshold) const;
   /// The full orthogonal factor Q (n x n).
   MatX fullQ() const;
-
- private:
-  bool r_only_ = false;  ///< the last call was factorize
 };
 
 /// X = P T0 (T0^T P T0)^-1/2, P = I - Q1 Q1^T: the closest orthonormal basis orthogonal to Q1
 /// (see the header). Returns false, leaving T unchanged, when T0 has no full-rank projection.
 bool reorthogonalize(const MatX& Q1, Eigen::Ref<MatX> T);
+/// The same with Q1 the factorization's (applied as reflectors).
+bool reorthogonalize(const TangentFactorization& tf, Eigen::Ref<MatX> T);
 
 /// The admissible motions at one configuration (`loopdyn analyze --motions`): an orthonormal
 /// basis of null C_s (rank decided with `threshold` on |R_jj| / |R_11|), returned in velocity
