@@ -13,6 +13,16 @@ namespace {
 constexpr Scalar kRecompute = 1.5e-8;  // sqrt(double's epsilon)
 }  // namespace
 
+inline void PivotedHouseholderQr::reflect(Eigen::Index k, Scalar* x) const {
+  if (!(half_vtv_(k) > 0)) return;
+  const Eigen::Index rows = W_.rows();
+  const Scalar* v = W_.data() + k * rows;
+  Scalar dot = 0;
+  for (Eigen::Index i = k; i < rows; ++i) dot += v[i] * x[i];
+  const Scalar f = dot / half_vtv_(k);
+  for (Eigen::Index i = k; i < rows; ++i) x[i] -= f * v[i];
+}
+
 void PivotedHouseholderQr::compute(const MatX& A) {
   const Eigen::Index rows = A.rows(), cols = A.cols(), size = std::min(rows, cols);
   W_ = A;
@@ -66,16 +76,6 @@ void PivotedHouseholderQr::compute(const MatX& A) {
       if (norms_(j) <= kRecompute * exact_(j)) exact_(j) = norms_(j) = remainingNorm(j, k + 1);
     }
   }
-}
-
-void PivotedHouseholderQr::reflect(Eigen::Index k, Scalar* x) const {
-  if (!(half_vtv_(k) > 0)) return;
-  const Eigen::Index rows = W_.rows();
-  const Scalar* v = W_.data() + k * rows;
-  Scalar dot = 0;
-  for (Eigen::Index i = k; i < rows; ++i) dot += v[i] * x[i];
-  const Scalar f = dot / half_vtv_(k);
-  for (Eigen::Index i = k; i < rows; ++i) x[i] -= f * v[i];
 }
 
 void PivotedHouseholderQr::applyReflectors(Eigen::Ref<MatX> X, int count) const {

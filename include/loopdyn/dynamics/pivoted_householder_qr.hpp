@@ -10,7 +10,7 @@
 /// tangent_space.hpp) without ever forming Q: applying r reflectors to a vector costs about
 /// 4 r rows, forming Q1 about 4 r^2 rows. Plain loops over the column-major storage: on the double
 /// four-bar's 15 x 14 C_s^T, Eigen's ColPivHouseholderQR, through dynamic-size blocks, takes 45k
-/// instructions and forming Q1 from it 20k more; this takes 22k (callgrind; with Eigen's vectorised
+/// instructions and forming Q1 from it 20k more; this takes 21k (callgrind; with Eigen's vectorised
 /// maps for the reflections, 23k).
 /// Same R as Eigen's up to rounding (and the same signs: R_kk = -sign(x_0) |x|, as Eigen's).
 
