@@ -12,7 +12,8 @@
 /// four-bar's 15 x 14 C_s^T, Eigen's ColPivHouseholderQR, through dynamic-size blocks, takes 45k
 /// instructions and forming Q1 from it 20k more; this takes 21k (callgrind; with Eigen's vectorised
 /// maps for the reflections, 23k).
-/// Same R as Eigen's up to rounding (and the same signs: R_kk = -sign(x_0) |x|, as Eigen's).
+/// Same R as Eigen's up to rounding, with the same signs: R_kk = -sign(x_0) |x|, and where the
+/// column is already zero below the diagonal H_k = I and R_kk = x_0.
 
 #include <vector>
 
