@@ -16,22 +16,6 @@ namespace {
 
 using ConstMapMat = Eigen::Map<const MatX>;
 
-/// (rate of A) T = d/dt (diag(row) C diag(col)) T by central differences along the motion x.v.
-void jacobianRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, Scalar speed,
-                       MatX& AdotT) {
-  AdotT.setZero(model.nc(), TS.cols());
-  if (!(speed > 0)) return;
-  const Scalar e = kJacobianRateStep * model.characteristicLength() / speed;
-  for (const Scalar sign : {1.0, -1.0}) {
-    ws.x_shifted.t = x.t + sign * e;
-    ws.x_shifted.v = x.v;
-    displacePositions(model, x.q, (sign * e) * x.v, ws.x_shifted.q);
-    evaluateConstraints(model, ws.kin_shifted, ws.x_shifted);
-    AdotT.noalias() += (sign / (2 * e)) * (ws.kin_shifted.C * TS);
-  }
-  AdotT = ws.scaling.row.asDiagonal() * AdotT;
-}
-
 }  // namespace
 
 ProjectionFormulation::ProjectionFormulation(const Model& model, int rank, bool continuation)
@@ -65,8 +49,8 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   tf.q1Times(p1_, vt_);
   vt_.noalias() += T * qdot;
   x.v = S.cwiseProduct(vt_);
-  // accelerations, eqs. (10)-(11a)
-  evaluateConstraints(model, ws.kin, x);
+  // accelerations, eqs. (10)-(11a); and C's rate along v for the continuation
+  evaluateConstraintsAndRates(model, ws.kin, x);
   massMatrix(model, ws.kin.motion, ws.M);
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   ws.Gamma = ws.kin.Gamma;
@@ -91,9 +75,11 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   // closest basis at every evaluation anyway and its stored value is kept (X only for the drivers)
   du.tail(f_) = rhs_u_;
   const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
-  continuationRates(
-      tf, p1_, frozen, n_, f_, [&](MatX& AdotT) { jacobianRateTimes(model, ws, x, TS_, vt_.norm(), AdotT); }, AdotT_,
-      X_, du);
+  const auto rateTimes = [&](MatX& AdotT) {  // A_dot T = diag(row) C_dot diag(col) T
+    AdotT.noalias() = ws.kin.C_rate * TS_;
+    AdotT = row.asDiagonal() * AdotT;
+  };
+  continuationRates(tf, p1_, frozen, n_, f_, rateTimes, AdotT_, X_, du);
   if (how.multipliers) {
     ws.r = ws.F - ws.M * ws.a;
     leastNormMultipliers(model, ws, ws.r);

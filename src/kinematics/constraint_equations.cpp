@@ -8,49 +8,55 @@ namespace {
 
 /// Origin and axes of a marker frame, as jets; an axis is formed only where an equation uses it
 /// (a planar revolute joint needs none).
+template <bool R>
 struct FrameJets {
   const BodyMotion& m;
   int slot;
   const MarkerFrame& f;
-  Vec3Jet p;
+  BasicVec3Jet<R> p;
 
-  Vec3Jet x() const { return axisJet(m, slot, f.orientation.col(0)); }
-  Vec3Jet y() const { return axisJet(m, slot, f.orientation.col(1)); }
-  Vec3Jet z() const { return axisJet(m, slot, f.orientation.col(2)); }
+  BasicVec3Jet<R> x() const { return axisJet<R>(m, slot, f.orientation.col(0)); }
+  BasicVec3Jet<R> y() const { return axisJet<R>(m, slot, f.orientation.col(1)); }
+  BasicVec3Jet<R> z() const { return axisJet<R>(m, slot, f.orientation.col(2)); }
 };
 
-FrameJets frameJets(const BodyMotion& m, int slot, const MarkerFrame& f) {
-  return {m, slot, f, pointJet(m, slot, f.position)};
+template <bool R>
+FrameJets<R> frameJets(const BodyMotion& m, int slot, const MarkerFrame& f) {
+  return {m, slot, f, pointJet<R>(m, slot, f.position)};
 }
 
 /// Writes the components of a vector jet into consecutive outputs.
-void put(const Vec3Jet& v, int count, std::span<Jet> out) {
+template <bool R>
+void put(const BasicVec3Jet<R>& v, int count, std::span<BasicJet<R>> out) {
   for (int i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = v[i];
 }
 
-Jet timeJet(const Profile& profile, Scalar t) {
+template <bool R>
+BasicJet<R> timeJet(const Profile& profile, Scalar t) {
   const ProfileValue f = profile.evaluate(t);
-  return Jet{f.f, JetRow::Zero(), f.df, f.ddf};
+  return BasicJet<R>{f.f, JetRow::Zero(), f.df, f.ddf};
 }
 
 }  // namespace
 
+template <bool R>
 void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, const BodyMotion& m2,
-                    std::span<Jet> out) {
+                    std::span<BasicJet<R>> out) {
   LOOPDYN_ASSERT(static_cast<int>(out.size()) == joint.rows);
-  const FrameJets f1 = frameJets(m1, 0, joint.first);
+  const FrameJets<R> f1 = frameJets<R>(m1, 0, joint.first);
   if (joint.type == JointType::KnifeEdge) {
     // paper 001, eq. (30): n^T v_K = 0 with n normal to the edge; Gamma = -d/dt(n^T v_K)
-    const Vec3Jet n = f1.y();
-    const Vec3Jet& p = f1.p;
-    Jet row;
+    const BasicVec3Jet<R> n = f1.y();
+    const BasicVec3Jet<R>& p = f1.p;
+    BasicJet<R> row;
     row.grad = n.val.transpose() * p.grad;
     row.dot = n.val.dot(p.dot);
     row.ddot = n.dot.dot(p.dot) + n.val.dot(p.ddot);
+    if constexpr (R) row.grad_rate = n.dot.transpose() * p.grad + n.val.transpose() * p.grad_rate;
     out[0] = row;
     return;
   }
-  const FrameJets f2 = frameJets(m2, 1, joint.second);
+  const FrameJets<R> f2 = frameJets<R>(m2, 1, joint.second);
   // the markers' separation: d from the first to the second, gap = -d (formed where used)
   const auto d = [&] { return f2.p - f1.p; };
   const auto gap = [&] { return f1.p - f2.p; };
@@ -72,7 +78,7 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
   switch (joint.type) {
     case JointType::Spherical: put(gap(), 3, out); return;
     case JointType::Revolute: {
-      const Vec3Jet z1 = f1.z();
+      const BasicVec3Jet<R> z1 = f1.z();
       put(gap(), 3, out);
       out[3] = dot(z1, f2.y());
       out[4] = dot(z1, f2.x());
@@ -80,7 +86,7 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
     }
     case JointType::Cylindrical:
     case JointType::Prismatic: {
-      const Vec3Jet x1 = f1.x(), z1 = f1.z(), y2 = f2.y(), separation = d();
+      const BasicVec3Jet<R> x1 = f1.x(), z1 = f1.z(), y2 = f2.y(), separation = d();
       out[0] = dot(x1, separation);
       out[1] = dot(f1.y(), separation);
       out[2] = dot(z1, y2);
@@ -93,14 +99,14 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
       out[3] = dot(f1.z(), f2.z());
       return;
     case JointType::Planar: {
-      const Vec3Jet z1 = f1.z();
+      const BasicVec3Jet<R> z1 = f1.z();
       out[0] = dot(z1, d());
       out[1] = dot(z1, f2.y());
       out[2] = dot(z1, f2.x());
       return;
     }
     case JointType::Fixed: {
-      const Vec3Jet z1 = f1.z(), y2 = f2.y();
+      const BasicVec3Jet<R> z1 = f1.z(), y2 = f2.y();
       put(gap(), 3, out);
       out[3] = dot(z1, y2);
       out[4] = dot(z1, f2.x());
@@ -109,19 +115,21 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
     }
     case JointType::Distance: {
       const Scalar L = joint.length;
-      const Vec3Jet separation = d();
-      out[0] = (0.5 / L) * (dot(separation, separation) - Jet::constant(L * L));
+      const BasicVec3Jet<R> separation = d();
+      out[0] = (0.5 / L) * (dot(separation, separation) - BasicJet<R>::constant(L * L));
       return;
     }
     case JointType::KnifeEdge: return;
   }
 }
 
-Jet driverEquation(const Model& model, const Driver& driver, const BodyMotion& m1, const BodyMotion& m2, Scalar t) {
-  const Jet f = timeJet(driver.profile, t);
-  const FrameJets f1 = frameJets(m1, 0, driver.first);
-  const FrameJets f2 = frameJets(m2, 1, driver.second);
-  const Vec3Jet d = f2.p - f1.p;
+template <bool R>
+BasicJet<R> driverEquation(const Model& model, const Driver& driver, const BodyMotion& m1, const BodyMotion& m2,
+                           Scalar t) {
+  const BasicJet<R> f = timeJet<R>(driver.profile, t);
+  const FrameJets<R> f1 = frameJets<R>(m1, 0, driver.first);
+  const FrameJets<R> f2 = frameJets<R>(m2, 1, driver.second);
+  const BasicVec3Jet<R> d = f2.p - f1.p;
   const bool planar = model.dimension() == 2;
   switch (driver.target) {
     case DriverTarget::Distance: return sqrt(dot(d, d)) - f;
@@ -129,16 +137,22 @@ Jet driverEquation(const Model& model, const Driver& driver, const BodyMotion& m
     case DriverTarget::JointRotation: {
       if (planar) {
         const Scalar a1 = driver.first.angle, a2 = driver.second.angle;  // unwrapped, as written
-        const Jet theta = (planarAngleJet(m2, 1) + Jet::constant(a2)) - (planarAngleJet(m1, 0) + Jet::constant(a1));
+        const BasicJet<R> theta = (planarAngleJet<R>(m2, 1) + BasicJet<R>::constant(a2)) -
+                                  (planarAngleJet<R>(m1, 0) + BasicJet<R>::constant(a1));
         return theta - f;
       }
-      const Vec3Jet x2 = f2.x();
-      Jet residual = atan2(dot(f1.y(), x2), dot(f1.x(), x2)) - f;
+      const BasicVec3Jet<R> x2 = f2.x();
+      BasicJet<R> residual = atan2(dot(f1.y(), x2), dot(f1.x(), x2)) - f;
       residual.val = wrapAngle(residual.val);
       return residual;
     }
   }
   return {};
 }
+
+template void jointEquations<false>(int, const Joint&, const BodyMotion&, const BodyMotion&, std::span<Jet>);
+template void jointEquations<true>(int, const Joint&, const BodyMotion&, const BodyMotion&, std::span<RateJet>);
+template Jet driverEquation<false>(const Model&, const Driver&, const BodyMotion&, const BodyMotion&, Scalar);
+template RateJet driverEquation<true>(const Model&, const Driver&, const BodyMotion&, const BodyMotion&, Scalar);
 
 }  // namespace loopdyn

@@ -18,8 +18,10 @@ KinematicsWorkspace::KinematicsWorkspace(const Model& model)
 
 namespace {
 
-/// Writes one equation's jet into row `row` of C, b, Gamma (and Phi for holonomic rows).
-void scatter(const Model& model, KinematicsWorkspace& ws, int row, const Jet& jet, BodyIndex b1, BodyIndex b2,
+/// Writes one equation's jet into row `row` of C, b, Gamma (and Phi for holonomic rows; C_rate
+/// for a RateJet).
+template <bool R>
+void scatter(const Model& model, KinematicsWorkspace& ws, int row, const BasicJet<R>& jet, BodyIndex b1, BodyIndex b2,
              bool holonomic) {
   const int dim = model.dimension();
   const int nvb = model.vPerBody();
@@ -38,6 +40,10 @@ void scatter(const Model& model, KinematicsWorkspace& ws, int row, const Jet& je
       const Scalar g = jet.grad(jet_col);
       if (same_body) ws.C(row, body * nvb + k) += g;
       else ws.C(row, body * nvb + k) = g;
+      if constexpr (R) {
+        if (same_body) ws.C_rate(row, body * nvb + k) += jet.grad_rate(jet_col);
+        else ws.C_rate(row, body * nvb + k) = jet.grad_rate(jet_col);
+      }
       const int c = jet_col - 6 * slot;
       grad_dot_v += g * (c < 3 ? m.v(c) : m.w(c - 3));
     }
@@ -47,28 +53,38 @@ void scatter(const Model& model, KinematicsWorkspace& ws, int row, const Jet& je
   if (holonomic) ws.Phi(row) = jet.val;
 }
 
-}  // namespace
-
-void evaluateConstraints(const Model& model, KinematicsWorkspace& ws, const State& x) {
+template <bool R>
+void evaluate(const Model& model, KinematicsWorkspace& ws, const State& x) {
   checkStateSize(model, x);
   for (int body = 0; body < model.nb(); ++body)
     ws.motion[static_cast<std::size_t>(body)] = bodyMotion(model, x.q, x.v, body);
   // C keeps its zeros between evaluations: only a row's entries on its bodies change, and scatter
   // overwrites those (zeroing all of C was O(rows x nv), 18 MB a call on a 256-loop ladder)
   if (ws.C.rows() != model.nc() || ws.C.cols() != model.nv()) ws.C.setZero(model.nc(), model.nv());
-  std::array<Jet, 6> jets;
+  if constexpr (R) {
+    if (ws.C_rate.rows() != model.nc() || ws.C_rate.cols() != model.nv()) ws.C_rate.setZero(model.nc(), model.nv());
+  }
+  std::array<BasicJet<R>, 6> jets;
   for (const Joint& joint : model.joints()) {
-    const std::span<Jet> out(jets.data(), static_cast<std::size_t>(joint.rows));
+    const std::span<BasicJet<R>> out(jets.data(), static_cast<std::size_t>(joint.rows));
     jointEquations(model.dimension(), joint, motionOf(ws.motion, joint.first.body), motionOf(ws.motion, joint.second.body), out);
     const bool holonomic = !isNonholonomic(joint.type);
     for (int k = 0; k < joint.rows; ++k)
       scatter(model, ws, joint.row + k, out[static_cast<std::size_t>(k)], joint.first.body, joint.second.body, holonomic);
   }
   for (const Driver& driver : model.drivers()) {
-    const Jet jet =
-        driverEquation(model, driver, motionOf(ws.motion, driver.first.body), motionOf(ws.motion, driver.second.body), x.t);
+    const BasicJet<R> jet = driverEquation<R>(model, driver, motionOf(ws.motion, driver.first.body),
+                                              motionOf(ws.motion, driver.second.body), x.t);
     scatter(model, ws, driver.row, jet, driver.first.body, driver.second.body, true);
   }
+}
+
+}  // namespace
+
+void evaluateConstraints(const Model& model, KinematicsWorkspace& ws, const State& x) { evaluate<false>(model, ws, x); }
+
+void evaluateConstraintsAndRates(const Model& model, KinematicsWorkspace& ws, const State& x) {
+  evaluate<true>(model, ws, x);
 }
 
 std::vector<Scalar> pairResiduals(const Model& model, const KinematicsWorkspace& ws, const State& x) {

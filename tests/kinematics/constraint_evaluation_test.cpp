@@ -93,6 +93,44 @@ TEST_P(ConstraintDerivatives, MatchFiniteDifferencesAtRandomStates) {
   }
 }
 
+/// C at q (+) tau v: the constraint matrix along the path of constant velocities.
+MatX constraintMatrixAlong(const Model& model, KinematicsWorkspace& ws, const State& x, Scalar tau) {
+  State y = x;
+  displacePositions(model, x.q, tau * x.v, y.q);
+  evaluateConstraints(model, ws, y);
+  return ws.C;
+}
+
+// C_rate (the rate jets' d(grad)/dt, every row: holonomic, Pfaffian and drivers) against the
+// central difference of C along the same path, Richardson-extrapolated (truncation O(h^4), so the
+// differences' error is rounding, 1e-16 / h ~ 1e-11 on entries of order 1-10: kFirstTolerance has
+// 100x margin and catches any missing term, e.g. a rate of a marker's lever arm). The rest of the
+// evaluation is bit for bit the plain one's: the rates ride along without changing C, b, Gamma.
+TEST_P(ConstraintDerivatives, RateOfCMatchesFiniteDifferencesAtRandomStates) {
+  const int dimension = GetParam();
+  std::mt19937 rng(11 + dimension);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Model model = compile(test::everyPairTypeSpec(dimension, rng));
+    KinematicsWorkspace ws(model), plain(model), probe(model);
+    const State x = test::randomState(model, rng);
+    evaluateConstraintsAndRates(model, ws, x);
+    evaluateConstraints(model, plain, x);
+    EXPECT_EQ(ws.C, plain.C);
+    EXPECT_EQ(ws.b, plain.b);
+    EXPECT_EQ(ws.Gamma, plain.Gamma);
+    EXPECT_EQ(ws.Phi, plain.Phi);
+    const auto difference = [&](Scalar h) {
+      return MatX((constraintMatrixAlong(model, probe, x, h) - constraintMatrixAlong(model, probe, x, -h)) / (2 * h));
+    };
+    const MatX fd = (4 * difference(kFirstStep) - difference(2 * kFirstStep)) / 3;
+    ASSERT_EQ(ws.C_rate.rows(), model.nc());
+    for (int r = 0; r < model.nc(); ++r)
+      for (int c = 0; c < model.nv(); ++c)
+        EXPECT_NEAR(ws.C_rate(r, c), fd(r, c), kFirstTolerance)
+            << "row " << model.equations()[static_cast<std::size_t>(r)].name << ", column " << c << ", trial " << trial;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Planar, ConstraintDerivatives, ::testing::Values(2));
 INSTANTIATE_TEST_SUITE_P(Spatial, ConstraintDerivatives, ::testing::Values(3));
 

@@ -21,7 +21,8 @@
 /// (15), integrated to the simulation's tolerance rather than with Omega frozen over a step, and
 /// usable by every integrator (adams included). Since T^T T_dot = 0, differentiating
 /// v~ = T u + Q1 p' gives du/dt = T^T a~ - Omega_21 p' (the last term only with drivers). A_dot T
-/// comes from central differences of C along the motion (step 5e-6 L / |v~|). Whenever T has
+/// is exact: C_dot along the motion from the constraints' rate jets (kinematics/jet.hpp), in the
+/// same evaluation as C (two shifted evaluations and a central difference before). Whenever T has
 /// drifted from orthonormal and tangent by more than the projection tolerance, and after every
 /// position projection (Newton along Q1, eqs. (12)-(13): sim/simulation.hpp), T is replaced by the
 /// closest orthonormal tangent basis (App. A, tangent_space.hpp), u by T^T v~, and the integrator
@@ -44,8 +45,9 @@
 
 namespace loopdyn {
 
-/// Central-difference step for A_dot, as a distance along the motion relative to L: balances the
-/// truncation error (step^2) against rounding (1e-16 / step).
+/// Central-difference step for A_dot in joint coordinates (relative_projection.hpp: C_r = C_K J
+/// also turns with J), as a distance along the motion relative to L: balances the truncation
+/// error (step^2) against rounding (1e-16 / step).
 inline constexpr Scalar kJacobianRateStep = 5e-6;
 /// Below this |R_rr| / |R_11| (only where a motion leaves a singular start) the stored basis is
 /// not turned: T's rate divides by the vanishing pivot.

@@ -30,11 +30,14 @@
 namespace loopdyn {
 
 /// Jets of a joint's equations, in row order; out.size() must equal joint.rows.
-/// For nonholonomic pairs, val is 0 and grad is the row of Psi.
+/// For nonholonomic pairs, val is 0 and grad is the row of Psi. Jet or RateJet (jet.hpp).
+template <bool Rates>
 void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, const BodyMotion& m2,
-                    std::span<Jet> out);
+                    std::span<BasicJet<Rates>> out);
 
 /// Jet of a driver's equation at time t.
-Jet driverEquation(const Model& model, const Driver& driver, const BodyMotion& m1, const BodyMotion& m2, Scalar t);
+template <bool Rates = false>
+BasicJet<Rates> driverEquation(const Model& model, const Driver& driver, const BodyMotion& m1, const BodyMotion& m2,
+                               Scalar t);
 
 }  // namespace loopdyn

@@ -21,12 +21,19 @@ struct KinematicsWorkspace {
   MatX C;      ///< (m + h) x nv
   VecX b;      ///< m + h
   VecX Gamma;  ///< m + h
+  MatX C_rate;  ///< dC/dt along the motion, (m + h) x nv: evaluateConstraintsAndRates only
   std::vector<BodyMotion> motion;  ///< per body, at the last evaluated state
 };
 
 /// Fills ws.Phi, ws.C, ws.b and ws.Gamma at state x (Gamma and b use x.v and x.t).
 /// Throws InvalidArgument on wrong state sizes.
 void evaluateConstraints(const Model& model, KinematicsWorkspace& ws, const State& x);
+
+/// The same, and ws.C_rate = dC/dt as the positions move with x.v (world-fixed body velocities;
+/// C does not depend on t explicitly), from the equations' rate jets (jet.hpp): the exact rate
+/// the projection's continuation needs (paper 004), where it was a central difference of two
+/// shifted evaluations.
+void evaluateConstraintsAndRates(const Model& model, KinematicsWorkspace& ws, const State& x);
 
 /// Residual norm of each pair's position equations (Pfaffian pairs: of C v + b), in the
 /// units of the scaled constraint (lengths). Size: model.pairs().size(). Uses ws as evaluated.
