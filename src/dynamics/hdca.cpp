@@ -33,15 +33,16 @@ void addBodyVector(const Model& model, BodyIndex b, const Vec6& w, VecX& X) {
   }
 }
 
-/// The jets of connection (joint or driver) between m1 and m2: its rows.
+/// The jets (Jet or RateJet) of connection (joint or driver) between m1 and m2: its rows.
+template <bool R>
 int connectionJets(const Model& model, int joint, int driver, const BodyMotion& m1, const BodyMotion& m2, Scalar t,
-                   std::array<Jet, 6>& jets) {
+                   std::array<BasicJet<R>, 6>& jets) {
   if (joint >= 0) {
     const Joint& j = model.joints()[static_cast<std::size_t>(joint)];
-    jointEquations(model.dimension(), j, m1, m2, std::span<Jet>(jets.data(), static_cast<std::size_t>(j.rows)));
+    jointEquations(model.dimension(), j, m1, m2, std::span<BasicJet<R>>(jets.data(), static_cast<std::size_t>(j.rows)));
     return j.rows;
   }
-  jets[0] = driverEquation(model, model.drivers()[static_cast<std::size_t>(driver)], m1, m2, t);
+  jets[0] = driverEquation<R>(model, model.drivers()[static_cast<std::size_t>(driver)], m1, m2, t);
   return 1;
 }
 
@@ -75,34 +76,13 @@ Eigen::Matrix<Scalar, 12, 1> constraintRateTransposed(const Model& model, int jo
       return out;
     }
   }
-  // B(V, W) = Cdot_V W, the rate of a row along V applied to W. The jets' ddot along a constant
-  // velocity X is B(X, X), so (ddot(V + W) - ddot(V - W)) / 4 is B's symmetric part; for a
-  // holonomic row d(C) = 0 gives B(V, W) - B(W, V) = C [V, W], and the fields of constant world
-  // velocities have [V, W] = -(w_V x w_W) on each body's rotation (right-invariant fields on
-  // SO(3)), nothing on the translations.
-  std::array<Jet, 6> at, plus, minus;
-  const int rows = connectionJets(model, joint, driver, m1, m2, t, at);
-  const bool planar = model.dimension() == 2;
-  for (int k = 0; k < 12; ++k) {
-    const int slot = k / 6, c = k % 6;
-    if (planar && c != 0 && c != 1 && c != 5) continue;
-    const BodyMotion& m = slot == 0 ? m1 : m2;
-    if (m.ground) continue;  // (a wrench on ground does nothing)
-    BodyMotion p = m, q = m;
-    Vec3& vp = c < 3 ? p.v : p.w;
-    Vec3& vq = c < 3 ? q.v : q.w;
-    vp(c % 3) += 1;
-    vq(c % 3) -= 1;
-    connectionJets(model, joint, driver, slot == 0 ? p : m1, slot == 0 ? m2 : p, t, plus);
-    connectionJets(model, joint, driver, slot == 0 ? q : m1, slot == 0 ? m2 : q, t, minus);
-    Vec3 bracket = Vec3::Zero();  // -(w_V x e) where W = e turns the body
-    if (c >= 3) bracket = -m.w.cross(Vec3::Unit(c - 3));
-    for (int r = 0; r < rows; ++r) {
-      const Jet& row = at[static_cast<std::size_t>(r)];
-      const Scalar symmetric = (plus[static_cast<std::size_t>(r)].ddot - minus[static_cast<std::size_t>(r)].ddot) / 4;
-      const Scalar antisymmetric = row.grad.segment<3>(6 * slot + 3).dot(bracket) / 2;
-      out(k) += sigma[r] * (symmetric + antisymmetric);
-    }
+  // the rows' rate jets: grad_rate is d(C's row)/dt along the motion (kinematics/jet.hpp)
+  std::array<RateJet, 6> jets;
+  const int rows = connectionJets(model, joint, driver, m1, m2, t, jets);
+  for (int r = 0; r < rows; ++r) out += sigma[r] * jets[static_cast<std::size_t>(r)].grad_rate.transpose();
+  if (model.dimension() == 2) {  // (a planar body has no wx, wy columns)
+    out.segment<2>(3).setZero();
+    out.segment<2>(9).setZero();
   }
   return out;
 }

@@ -109,10 +109,9 @@ class HamiltonianDca {
 /// sigma^T Cdot_c: the rate of connection c's rows (joint `joint` or driver `driver` between the
 /// bodies of `motion` m1, m2) along their motion, applied to every direction of the two bodies and
 /// weighted by sigma (its rows'): 12 entries [force, moment about the centre of mass] per body
-/// (2D: columns vx, vy, wz of each block used). Holonomic rows from their jets' second
-/// derivatives (symmetric part by polarisation; the antisymmetric part is the rows times the
-/// bracket of the two motions' fields, -(omega_V x omega_W) on each body); knife edges, 2D
-/// revolute and 3D spherical joints in closed form. Exact up to rounding.
+/// (2D: columns vx, vy, wz of each block used). From the rows' rate jets (kinematics/jet.hpp:
+/// grad_rate, the rate of C's row along the motion); knife edges, 2D revolute and 3D spherical
+/// joints in closed form (cheaper). Exact up to rounding.
 Eigen::Matrix<Scalar, 12, 1> constraintRateTransposed(const Model& model, int joint, int driver, const BodyMotion& m1,
                                                       const BodyMotion& m2, Scalar t, const Scalar* sigma);
 
