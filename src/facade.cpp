@@ -27,8 +27,8 @@ Analysis analyze(const Model& model, const RankOptions& rank_options, const Uniq
 }
 
 Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
-  LOOPDYN_CHECK(request.t_end > 0 && request.sample > 0 && request.rtol > 0 && request.atol > 0,
-                "t_end, sample, rtol and atol must be positive");
+  LOOPDYN_CHECK(request.t_end > 0 && request.sample > 0 && request.rtol > 0 && request.atol >= 0,
+                "t_end, sample and rtol must be positive, atol positive or 0 (rtol / 100)");
   const auto integrator = ode::methodFromName(request.integrator);
   LOOPDYN_CHECK(integrator.has_value(), "unknown integrator '", request.integrator, "'");
   Trajectory out;
@@ -52,7 +52,7 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
   options.sample_interval = request.sample;
   options.integrator = *integrator;
   options.ode.rtol = request.rtol;
-  options.ode.atol = request.atol;
+  options.ode.atol = request.atol > 0 ? request.atol : defaultAbsoluteTolerance(request.rtol);
   options.generic_rank = built.generic_rank;
   // the * marks as the CLI makes them: uniqueness at the initial state and near it (QR decides)
   UniquenessOptions uniqueness;

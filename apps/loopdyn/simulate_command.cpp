@@ -41,7 +41,7 @@ struct SimulateOptions {
   std::vector<std::string> eliminate;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string integrator = "dopri5";
-  Scalar rtol = 1e-8, atol = 1e-10, max_step = 0, step = 1e-3;
+  Scalar rtol = 1e-8, atol = 0, max_step = 0, step = 1e-3;  // atol 0: rtol / 100
   std::string stabilization = "projection";
   Scalar baumgarte_alpha = 10, baumgarte_beta = 10;
   Scalar projection_tolerance = 0;
@@ -103,7 +103,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   so.sample_interval = options.sample;
   so.integrator = *ode::methodFromName(options.integrator);
   so.ode.rtol = options.rtol;
-  so.ode.atol = options.atol;
+  so.ode.atol = options.atol > 0 ? options.atol : defaultAbsoluteTolerance(options.rtol);
   so.ode.max_step = options.max_step;
   so.ode.fixed_step = options.step;
   so.stabilization = stabilizationFromName(options.stabilization);
@@ -346,7 +346,7 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"dopri5", "bs23", "adams", "rk4"}))
       ->capture_default_str();
   cmd->add_option("--rtol", o->rtol, "Relative tolerance")->check(finiteNumber(true))->capture_default_str();
-  cmd->add_option("--atol", o->atol, "Absolute tolerance")->check(finiteNumber(true))->capture_default_str();
+  cmd->add_option("--atol", o->atol, "Absolute tolerance (default: rtol / 100)")->check(finiteNumber(true));
   cmd->add_option("--max-step", o->max_step, "Largest step, s (0: no limit)")->check(finiteNumber(false));
   cmd->add_option("--step", o->step, "Step of rk4, s")->check(finiteNumber(true))->capture_default_str();
   cmd->add_option("--sample", o->sample, "Output interval, s (exact times, from the integrator's dense output)")

@@ -50,7 +50,8 @@ struct SimulationRequest {
   std::string method = "lagrange";   ///< lagrange, elimination, partitioning, projection
   std::string coordinates = "absolute";  ///< absolute or relative (joint coordinates, every method)
   std::string integrator = "dopri5";  ///< dopri5, bs23, adams, rk4, ...
-  Scalar rtol = 1e-8, atol = 1e-10;
+  Scalar rtol = 1e-8;
+  Scalar atol = 0;  ///< 0: defaultAbsoluteTolerance(rtol) = rtol / 100
 };
 
 /// A simulation's samples and outcome.

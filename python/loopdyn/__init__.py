@@ -81,10 +81,11 @@ class Simulation:
 
 
 def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: str = "dopri5",
-             rtol: float = 1e-8, atol: float = 1e-10, sample: float = 0.01,
+             rtol: float = 1e-8, atol: float = 0, sample: float = 0.01,
              coordinates: str = "absolute") -> Simulation:
     """Forward dynamics from the model's assembled initial state for t_end seconds, sampled every
     `sample` seconds: the same numbers as `loopdyn simulate MODEL --t-end T_END --method METHOD
-    --integrator INTEGRATOR --rtol RTOL --atol ATOL --sample SAMPLE --coordinates COORDINATES`.
+    --integrator INTEGRATOR --rtol RTOL --atol ATOL --sample SAMPLE --coordinates COORDINATES`;
+    atol 0 (the default) is rtol / 100, as the CLI's.
     Raises InvalidArgument (a ValueError) for a request that cannot run."""
     return Simulation(**_simulate(model, t_end, method, integrator, rtol, atol, sample, coordinates))

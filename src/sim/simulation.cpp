@@ -229,6 +229,8 @@ CrossingPlan departurePlan(const Model& model, const State& x) {
 
 Scalar projectionTrigger(ode::Method method) { return method == ode::Method::Adams ? 10 : 1; }
 
+Scalar defaultAbsoluteTolerance(Scalar rtol) { return 1e-2 * rtol; }
+
 Scalar energyTolerance(const SimulationOptions& options) {
   if (options.energy_tolerance > 0) return options.energy_tolerance;
   if (options.integrator == ode::Method::Rk4) return 1e-3;
@@ -244,8 +246,12 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
                               ? Baumgarte{options.baumgarte_alpha, options.baumgarte_beta}
                               : Baumgarte{};
   DynamicsWorkspace ws(model), watch_ws(model);
-  const Scalar tolerance =
-      options.projection_tolerance > 0 ? options.projection_tolerance : projectionTrigger(options.integrator) * options.ode.rtol;
+  // (the integrator lets each position err by about rtol |q| + atol: the scaled violation drifts by
+  // max(rtol, atol / L) a step, and a trigger below that would project after every step)
+  const Scalar tolerance = options.projection_tolerance > 0
+                               ? options.projection_tolerance
+                               : projectionTrigger(options.integrator) *
+                                     std::max(options.ode.rtol, options.ode.atol / model.characteristicLength());
   KinematicsWorkspace check(model);
   const int rank = options.generic_rank >= 0 ? options.generic_rank : analyzeConstraints(model, check, x0).generic_rank;
   result.generic_rank = rank;

@@ -198,6 +198,24 @@ TEST(Simulation, DoubleFourBarPassesItsSingularConfigurationsConservingEnergy) {
   EXPECT_LT(r.energy_drift_max / r.energy_scale, 1e-8);
 }
 
+// The projection trigger follows atol where atol / L exceeds rtol: the integrator lets positions err
+// by about atol a step, and a trigger at rtol then projected after nearly every step, each a restart
+// of adams at order 1, until its step size collapsed (rtol 1e-12, atol 1e-10 on the double
+// four-bar: 10^6 steps by t = 1.17 s). Measured with the trigger at max(rtol, atol / L) over 1.5 s:
+// 449 steps, 2 projections (a --projection-tolerance of 10 rtol given explicitly still collapses).
+TEST(Simulation, ProjectionTriggerFollowsAnAbsoluteToleranceAboveRtol) {
+  const Model model = test::loadModel("double_four_bar");
+  const State x0 = test::assembledInitialState(model);
+  SimulationOptions options = test::accurateOptions(1.5, 1e-12, 0.01);
+  options.ode.atol = 1e-10;
+  options.integrator = ode::Method::Adams;
+  LagrangeFormulation lagrange;
+  const SimulationResult r = simulate(model, lagrange, x0, options, [](const Sample&, const DynamicsWorkspace&) {});
+  ASSERT_TRUE(r.ok) << r.failure;
+  EXPECT_LT(r.statistics.steps, 5000);
+  EXPECT_LT(r.projections, r.statistics.steps / 10);
+}
+
 TEST(Simulation, ModifiedDoubleFourBarPassesItsSingularConfigurations) {
   // Paper 004's modified double four-bar (redundant, rank 11 -> 10 at the horizontal). Plain
   // least-norm multipliers evaluated next to the singular configuration captured it at the first

@@ -64,6 +64,12 @@ enum class Stabilization { Projection, Baumgarte, None };
 /// double four-bar loses 8e-4 of its energy at 10 x rtol, 3e-8 at 1 x).
 Scalar projectionTrigger(ode::Method method);
 
+/// atol where none is given (CLI, Python, SimulationRequest): rtol / 100. A fixed atol above rtol
+/// L would make the integrator itself the limit on the constraints' drift: at rtol 1e-12 and atol
+/// 1e-10 adams projected after every step and its step size collapsed (the double four-bar,
+/// lagrange and projection alike, 10^6 steps).
+Scalar defaultAbsoluteTolerance(Scalar rtol);
+
 /// The right-hand side is evaluated on the constraints (f(P(y))) while |R_rr| / |R_11| at the last
 /// step's end is below this.
 inline constexpr Scalar kProjectRatio = 0.1;
@@ -81,7 +87,7 @@ struct SimulationOptions {
   Stabilization stabilization = Stabilization::Projection;
   Scalar baumgarte_alpha = 10, baumgarte_beta = 10;  ///< 1/s
   /// Scaled violation (||Phi_s|| / L, ||diag(row)(C v + b)|| / L) above which a step is
-  /// projected; 0: projectionTrigger(integrator) x rtol.
+  /// projected; 0: projectionTrigger(integrator) x max(rtol, atol / L).
   Scalar projection_tolerance = 0;
   /// Largest relative drift of the energy balance before the run counts as failed; 0:
   /// energyTolerance(*this).
