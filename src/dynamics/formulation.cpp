@@ -40,6 +40,11 @@ std::string Formulation::evaluate(const Model& model, DynamicsWorkspace& ws, Sta
   return problem;
 }
 
+std::string Formulation::velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                                    Eigen::Ref<VecX> du) const {
+  return evaluate(model, ws, x, u, du, Evaluation{});
+}
+
 Scalar Formulation::constraintPower(const DynamicsWorkspace& ws, const State&) const { return ws.lambda.dot(ws.kin.b); }
 
 Formulation::StepOutcome Formulation::afterStep(const Model&, DynamicsWorkspace&, const Step&, const State&,

@@ -43,12 +43,7 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
     if (!reorthogonalize(tf, T_projected_)) return "the tangent basis T lost a direction";
   }
   const ConstMapMat T(how.project ? T_projected_.data() : u.data(), n_, f_);
-  // velocities, eq. (11b): v~ = T u + Q1 p'
-  tf.pivotedRows(-row.cwiseProduct(ws.kin.b), p1_);
-  tf.solveTransposedInPlace(p1_);
-  tf.q1Times(p1_, vt_);
-  vt_.noalias() += T * qdot;
-  x.v = S.cwiseProduct(vt_);
+  velocitiesFrom(ws, T, qdot, x);
   // accelerations, eqs. (10)-(11a); and C's rate along v for the continuation
   evaluateConstraintsAndRates(model, ws.kin, x);
   massMatrix(model, ws.kin.motion, ws.M);
@@ -84,6 +79,26 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
     ws.r = ws.F - ws.M * ws.a;
     leastNormMultipliers(model, ws, ws.r);
   }
+  return {};
+}
+
+void ProjectionFormulation::velocitiesFrom(DynamicsWorkspace& ws, Eigen::Ref<const MatX> T,
+                                           Eigen::Ref<const VecX> qdot, State& x) const {
+  // eq. (11b): v~ = T u + Q1 p', with R11^T p' = -(diag(row) b)_K (ws.tangent factorised at x)
+  const TangentFactorization& tf = ws.tangent;
+  tf.pivotedRows(-ws.scaling.row.cwiseProduct(ws.kin.b), p1_);
+  tf.solveTransposedInPlace(p1_);
+  tf.q1Times(p1_, vt_);
+  vt_.noalias() += T * qdot;
+  x.v = ws.scaling.col.cwiseProduct(vt_);
+}
+
+std::string ProjectionFormulation::velocities(const Model& model, DynamicsWorkspace& ws, State& x,
+                                              Eigen::Ref<const VecX> u, Eigen::Ref<VecX>) const {
+  if (x.v.size() != n_) x.v.setZero(n_);
+  evaluateConstraints(model, ws.kin, x);  // (b does not depend on v)
+  ws.tangent.compute(ws.kin, ws.scaling, r_);
+  velocitiesFrom(ws, ConstMapMat(u.data(), n_, f_), u.tail(f_), x);
   return {};
 }
 

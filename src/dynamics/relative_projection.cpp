@@ -61,6 +61,34 @@ void RelativeProjectionFormulation::constraintRateTimes(const Model& model, Dyna
   for (Eigen::Index i = 0; i < k; ++i) AdotT.row(i) *= ws.scaling.row(rows[static_cast<std::size_t>(i)]);
 }
 
+void RelativeProjectionFormulation::velocitiesFrom(const DynamicsWorkspace& ws, Eigen::Ref<const MatX> T,
+                                                   Eigen::Ref<const VecX> w, State& x) const {
+  // eq. (11b): v~ = T w + Q1 p', with R11^T p' = -(diag(row) b)_K (tangent_ factorised at x)
+  const JointSpaceEquations& e = equations_;
+  const TangentFactorization& tf = tangent_;
+  VecX& row_b = rhs_;
+  row_b.resize(static_cast<Eigen::Index>(e.rows.size()));
+  for (std::size_t i = 0; i < e.rows.size(); ++i)
+    row_b(static_cast<Eigen::Index>(i)) = -ws.scaling.row(e.rows[i]) * e.b(static_cast<Eigen::Index>(i));
+  tf.pivotedRows(row_b, p1_);
+  tf.solveTransposedInPlace(p1_);
+  tf.q1Times(p1_, vt_);
+  vt_.noalias() += T * w;
+  x.v_r = e.col.cwiseProduct(vt_);
+  tree_.absoluteState(x.q_r, x.v_r, x.t, x);
+}
+
+std::string RelativeProjectionFormulation::velocities(const Model& model, DynamicsWorkspace& ws, State& x,
+                                                      Eigen::Ref<const VecX> u, Eigen::Ref<VecX>) const {
+  LOOPDYN_CHECK(x.q_r.size() == tree_.nq(), name(), " in joint coordinates: the state has no joint coordinates");
+  tree_.absolutePositions(x.q_r, x.t, x);
+  x.v.setZero(model.nv());
+  evaluateConstraints(model, ws.kin, x);
+  factorizeAt(model, ws, x);
+  velocitiesFrom(ws, ConstMapMat(u.data(), n_, f_), u.tail(f_), x);
+  return {};
+}
+
 std::string RelativeProjectionFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
                                                     Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
                                                     const Evaluation& how) const {
@@ -84,17 +112,8 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
     if (!reorthogonalize(tf, T_projected_)) return "the tangent basis T lost a direction";
   }
   const ConstMapMat T(how.project ? T_projected_.data() : u.data(), n_, f_);
-  // velocities, eq. (11b): v~ = T w + Q1 p'
+  velocitiesFrom(ws, T, w, x);
   VecX& row_b = rhs_;
-  row_b.resize(static_cast<Eigen::Index>(e.rows.size()));
-  for (std::size_t i = 0; i < e.rows.size(); ++i)
-    row_b(static_cast<Eigen::Index>(i)) = -ws.scaling.row(e.rows[i]) * e.b(static_cast<Eigen::Index>(i));
-  tf.pivotedRows(row_b, p1_);
-  tf.solveTransposedInPlace(p1_);
-  tf.q1Times(p1_, vt_);
-  vt_.noalias() += T * w;
-  x.v_r = S.cwiseProduct(vt_);
-  tree_.absoluteState(x.q_r, x.v_r, x.t, x);
   // accelerations, eqs. (10)-(11a)
   e.evaluate(model, tree_, ws, x, baumgarte);
   for (std::size_t i = 0; i < e.rows.size(); ++i)

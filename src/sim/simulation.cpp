@@ -298,7 +298,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   // itself for formulations that carry v (constraints only), else through the formulation's map
   auto velocitiesAt = [&](State& x, Eigen::Ref<const VecX> u) -> std::string {
     if (!formulation.carriesVelocities()) {
-      std::string problem = formulation.evaluate(model, ws, x, u, du, Evaluation{});
+      std::string problem = formulation.velocities(model, ws, x, u, du);
       evaluateConstraints(model, ws.kin, x);  // (a right-hand side need not evaluate them: the HDCA's does not)
       return problem;
     }

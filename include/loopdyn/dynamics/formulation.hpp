@@ -136,6 +136,11 @@ class Formulation {
   /// state is first moved onto the constraints and x holds the projected positions and velocities.
   virtual std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                                Eigen::Ref<VecX> du, const Evaluation& how) const;
+  /// From positions x.q at x.t and u: x.v alone (what the simulation's checks and the watch's
+  /// interpolant need after each step). By default a whole evaluation (du: its scratch, u's
+  /// size); a formulation whose velocity map is cheaper than its dynamics (projection) overrides.
+  virtual std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                                 Eigen::Ref<VecX> du) const;
   /// Power of the constraint forces at the last evaluation: lambda^T b = (M a - F)^T v (the work
   /// drivers do; C^T lambda = F - M a and C v = -b).
   virtual Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const;

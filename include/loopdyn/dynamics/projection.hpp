@@ -83,6 +83,8 @@ class ProjectionFormulation final : public Formulation {
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
+  std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                         Eigen::Ref<VecX> du) const override;
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
                         Eigen::Ref<VecX> u) override;
@@ -94,6 +96,9 @@ class ProjectionFormulation final : public Formulation {
   long basisResets() const { return resets_; }  ///< times T was re-orthogonalised or refactorised
 
  private:
+  /// x.v = diag(col) (T qdot + Q1 p') at ws.tangent's (and ws.kin's) configuration, eq. (11b).
+  void velocitiesFrom(DynamicsWorkspace& ws, Eigen::Ref<const MatX> T, Eigen::Ref<const VecX> qdot, State& x) const;
+
   int n_, r_, f_;
   std::string start_event_;
   bool continuation_;

@@ -45,6 +45,8 @@ class RelativeProjectionFormulation final : public JointCoordinateFormulation {
   /// x.q_r holds the joint coordinates; fills x.v_r, x.q, x.v, ws.a, ws.a_r, and du = [T'; w'].
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
+  std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                         Eigen::Ref<VecX> du) const override;
   /// (M_r a_r - Q_r)^T v_r = mu^T b_r (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
@@ -62,6 +64,9 @@ class RelativeProjectionFormulation final : public JointCoordinateFormulation {
  private:
   /// J, C_r and the tangent factorisation at x's positions (ws.kin evaluated there).
   void factorizeAt(const Model& model, DynamicsWorkspace& ws, const State& x) const;
+  /// x.v_r = diag(col_r) (T w + Q1 p') and x's body velocities from them, eq. (11b), at the
+  /// configuration factorizeAt last saw.
+  void velocitiesFrom(const DynamicsWorkspace& ws, Eigen::Ref<const MatX> T, Eigen::Ref<const VecX> w, State& x) const;
   /// A' T~ (T~ = diag(col_r) T, rows scaled) by central differences along x.v_r.
   void constraintRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, Scalar speed, MatX& AdotT) const;
 
