@@ -415,6 +415,17 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   step_info.tolerance = tolerance;
   long steps = 0, steps_near = 0;
   Scalar t_near = x0.t;
+  // sigma_r / sigma_1 at the last step's end: the next step's start has the same positions unless
+  // they were projected in between (an eigen-decomposition saved per step near a crossing)
+  State sigma_at;
+  Scalar sigma_kept = -1;
+  const auto singularValueRatio = [&](const State& x) {
+    if (sigma_kept >= 0 && x.t == sigma_at.t && x.q == sigma_at.q) return sigma_kept;
+    sigma_kept = watch.singularValueRatioAt(model, watch_ws, x);
+    sigma_at.t = x.t;
+    sigma_at.q = x.q;
+    return sigma_kept;
+  };
   positions(x0.t, y0, x_start);
   x_start.v = x0.v;
   HermitePositions hermite;
@@ -710,8 +721,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     }
     if (steps_near == 1) t_near = integrator.time();
     if (ratio < kPredictRatio) {
-      const Scalar sigma = watch.singularValueRatioAt(model, watch_ws, xp);
-      const Scalar sigma_previous = watch.singularValueRatioAt(model, watch_ws, x_start);
+      const Scalar sigma_previous = singularValueRatio(x_start);
+      const Scalar sigma = singularValueRatio(xp);
       updateCrossingPlan(plan, x_start.t, sigma_previous, integrator.time(), sigma, integrator.nextStepSize(),
                          motionTimeScale(model, xp));
     } else {
