@@ -188,9 +188,9 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
   for (const Approach& a : minima)
     if (a.ratio < lowest.ratio) lowest = a;
   dip_at_end_ = x.t - lowest.t <= edge;
-  // the search evaluated other states: factorise at x again for what follows
-  last_ratio_ = ratioAt(model, ws, x);
-  readExcess(ws);
+  // (the search evaluated other states: ws no longer holds x's factorisation, which nothing reads
+  // after a step; the excess was read at x above)
+  last_ratio_ = ratio_end;
   return passages;
 }
 

@@ -71,7 +71,7 @@ class SingularWatch {
     Scalar ratio = 1;
   };
   /// After an accepted step ending at x: the passages inside it (or at its start), in time order.
-  /// Leaves ws.kin and ws.tangent factorised at x.
+  /// ws is scratch: after a step with a search it holds the last point searched, not x.
   std::vector<Approach> afterStep(const Model& model, DynamicsWorkspace& ws, const Formulation::Step& step, const State& x);
   /// |R_rr| / |R_11| at the end of the last step (or at the start).
   Scalar lastRatio() const { return last_ratio_; }
