@@ -255,6 +255,16 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   KinematicsWorkspace check(model);
   const int rank = options.generic_rank >= 0 ? options.generic_rank : analyzeConstraints(model, check, x0).generic_rank;
   result.generic_rank = rank;
+  if (const Scalar drift = std::max(options.ode.rtol, options.ode.atol / model.characteristicLength());
+      options.stabilization == Stabilization::Projection && tolerance < drift) {
+    std::ostringstream os;
+    os << "the projection tolerance " << tolerance << " is below what the integrator lets the constraints drift in a "
+       << "step (max(rtol, atol / L) = " << drift << "): expect a projection after most steps"
+       << (options.integrator == ode::Method::Adams
+               ? ", each restarting adams at order 1, until its step size may collapse (raise it, or lower atol)"
+               : "");
+    result.warnings.push_back(os.str());
+  }
 
   // ODE state y = (p, u, W): the formulation's positions (absolute or joint coordinates,
   // kinematics/coordinates.hpp), its velocity variables, driver work

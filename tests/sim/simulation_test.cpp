@@ -202,7 +202,8 @@ TEST(Simulation, DoubleFourBarPassesItsSingularConfigurationsConservingEnergy) {
 // by about atol a step, and a trigger at rtol then projected after nearly every step, each a restart
 // of adams at order 1, until its step size collapsed (rtol 1e-12, atol 1e-10 on the double
 // four-bar: 10^6 steps by t = 1.17 s). Measured with the trigger at max(rtol, atol / L) over 1.5 s:
-// 449 steps, 2 projections (a --projection-tolerance of 10 rtol given explicitly still collapses).
+// 449 steps, 2 projections. A --projection-tolerance given below that drift is the user's choice (10
+// rtol there still collapses, after 37 s): the run warns at its start.
 TEST(Simulation, ProjectionTriggerFollowsAnAbsoluteToleranceAboveRtol) {
   const Model model = test::loadModel("double_four_bar");
   const State x0 = test::assembledInitialState(model);
@@ -214,6 +215,18 @@ TEST(Simulation, ProjectionTriggerFollowsAnAbsoluteToleranceAboveRtol) {
   ASSERT_TRUE(r.ok) << r.failure;
   EXPECT_LT(r.statistics.steps, 5000);
   EXPECT_LT(r.projections, r.statistics.steps / 10);
+  EXPECT_TRUE(r.warnings.empty());
+  // an explicit trigger below that drift is the user's choice, and the run says what it costs
+  options.t_end = 0.05;
+  options.projection_tolerance = 1e-11;
+  options.integrator = ode::Method::Dopri5;
+  const SimulationResult tight = simulate(model, lagrange, x0, options, [](const Sample&, const DynamicsWorkspace&) {});
+  ASSERT_EQ(tight.warnings.size(), 1u);
+  ASSERT_DOUBLE_EQ(model.characteristicLength(), 0.5);
+  EXPECT_NE(tight.warnings[0].find("the projection tolerance 1e-11 is below what the integrator lets the constraints "
+                                   "drift in a step (max(rtol, atol / L) = 2e-10)"),
+            std::string::npos)
+      << tight.warnings[0];
 }
 
 TEST(Simulation, ModifiedDoubleFourBarPassesItsSingularConfigurations) {
