@@ -49,6 +49,14 @@ std::string JointCoordinateFormulation::evaluate(const Model& model, DynamicsWor
   return problem;
 }
 
+std::string JointCoordinateFormulation::velocities(const Model&, DynamicsWorkspace&, State& x, Eigen::Ref<const VecX> u,
+                                                   Eigen::Ref<VecX>) const {
+  LOOPDYN_CHECK(x.q_r.size() == tree_.nq(), name(), " in joint coordinates: the state has no joint coordinates");
+  x.v_r = u;
+  tree_.absoluteState(x.q_r, x.v_r, x.t, x);
+  return {};
+}
+
 Formulation::StepOutcome JointCoordinateFormulation::afterStep(const Model& model, DynamicsWorkspace& ws,
                                                                const Step& step, const State& x, Eigen::Ref<VecX> u) {
   if (!step.projected) return {};

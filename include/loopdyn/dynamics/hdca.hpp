@@ -145,6 +145,11 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   /// not finite) and ws.kin is not evaluated: O(n) per right-hand side.
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
+  /// (u holds momenta (or, near a singular configuration, joint velocities): the whole evaluation)
+  std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                         Eigen::Ref<VecX> du) const override {
+    return Formulation::velocities(model, ws, x, u, du);
+  }
   /// The momenta stay what they are when the simulation projects the positions (the velocity
   /// level then satisfies the constraints at the new positions); joint velocities (near a
   /// singular configuration) are projected as by every joint-coordinate formulation.

@@ -29,6 +29,10 @@ class JointCoordinateFormulation : public Formulation {
   /// through solveAt ws.a (the bodies' accelerations), ws.a_r = du, ws.kin, ws.F.
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
+  /// x.v_r = u and x.v = J v_r by the tree pass, without the dynamics. A subclass whose u is not
+  /// v_r (momenta, independent velocities) overrides this back to the whole evaluation.
+  std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                         Eigen::Ref<VecX> du) const override;
   /// After the simulation projected the positions: the joint velocities projected onto the
   /// constraints there.
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,

@@ -42,6 +42,11 @@ class RelativePartitioningFormulation final : public JointCoordinateFormulation 
   /// x.q_r holds the joint coordinates; fills x.v_r, x.q, x.v, ws.a, ws.a_r and du = a_I.
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
+  /// (u holds the independent velocities: the whole evaluation)
+  std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+                         Eigen::Ref<VecX> du) const override {
+    return Formulation::velocities(model, ws, x, u, du);
+  }
   /// (M_r a_r - Q_r)^T v_r = mu^T b_r (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
