@@ -1,5 +1,3 @@
-#include <cstdio>
-#include <cstdlib>
 #include "loopdyn/ode/gauss_legendre.hpp"
 
 #include <algorithm>
@@ -101,12 +99,10 @@ std::string GaussLegendreStep::step(const Rhs& f, Scalar t0, const VecX& y0, Sca
     stalled = iterations_ > 2 && change < stall_level && change > 0.9 * previous_change;
     if (change <= tolerance || stalled) break;
   }
-  if (std::getenv("GL_DEBUG")) fprintf(stderr, "GL try h %g iterations %d change %g\n", h, iterations_, change);
   if (change > tolerance && !stalled)
     return "the collocation iteration did not converge (change " + std::to_string(change) + " after " +
            std::to_string(max_iterations) + " iterations)";
   interpolate(1, y1);
-  if (std::getenv("GL_DEBUG")) fprintf(stderr, "GL h %g iterations %d change %g\n", h, iterations_, change);
   return {};
 }
 
