@@ -342,8 +342,8 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "Equations to eliminate, by name (e.g. C.y,W4); implies --method elimination. Default: chosen by "
                   "QR with column pivoting")
       ->delimiter(',');
-  cmd->add_option("--integrator", o->integrator, "dopri5 (like ode45), bs23 (ode23), adams (ode113), rk4 (fixed step)")
-      ->check(CLI::IsMember({"dopri5", "bs23", "adams", "rk4"}))
+  cmd->add_option("--integrator", o->integrator, "dopri5 (like ode45), bs23 (ode23), adams (ode113), dop853 (ode89: tight tolerances), rk4 (fixed step)")
+      ->check(CLI::IsMember({"dopri5", "bs23", "adams", "dop853", "rk4"}))
       ->capture_default_str();
   cmd->add_option("--rtol", o->rtol, "Relative tolerance")->check(finiteNumber(true))->capture_default_str();
   cmd->add_option("--atol", o->atol, "Absolute tolerance (default: rtol / 100)")->check(finiteNumber(true));

@@ -49,7 +49,7 @@ struct SimulationRequest {
   Scalar sample = 0.01;              ///< sample interval, s
   std::string method = "lagrange";   ///< lagrange, elimination, partitioning, projection
   std::string coordinates = "absolute";  ///< absolute or relative (joint coordinates, every method)
-  std::string integrator = "dopri5";  ///< dopri5, bs23, adams, rk4, ...
+  std::string integrator = "dopri5";  ///< dopri5, bs23, adams, dop853, rk4
   Scalar rtol = 1e-8;
   Scalar atol = 0;  ///< 0: defaultAbsoluteTolerance(rtol) = rtol / 100
 };

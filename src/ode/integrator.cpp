@@ -11,12 +11,13 @@
 #include <sstream>
 
 #include "loopdyn/common/check.hpp"
+#include "loopdyn/ode/dop853.hpp"
 
 namespace loopdyn::ode {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kNames{"dopri5", "bs23", "adams", "rk4"};
+constexpr std::array<std::string_view, 5> kNames{"dopri5", "bs23", "adams", "rk4", "dop853"};
 
 /// What SUNDIALS hands back to the callbacks.
 struct Callbacks {
@@ -105,6 +106,10 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
   LOOPDYN_CHECK(options.rtol > 0 && options.atol > 0, "tolerances must be positive");
   LOOPDYN_CHECK(cap_.size() == 0 || cap_.size() == y0.size(), "magnitude caps: expected ", y0.size(), ", got ",
                 cap_.size());
+  if (method == Method::Dop853) {
+    dop853_ = std::make_unique<Dop853>(rhs_, t0, y0, options);
+    return;
+  }
   const auto n = static_cast<sunindextype>(y0.size());
   s_->callbacks = {&rhs_, this};
   LOOPDYN_CHECK(SUNContext_Create(nullptr, &s_->context) == 0, "SUNDIALS context could not be created");
@@ -160,6 +165,12 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
 Integrator::~Integrator() = default;
 
 StepResult Integrator::step(Scalar t_stop) {
+  if (dop853_) {
+    StepResult r = dop853_->step(t_stop);
+    t_ = dop853_->time();
+    y_ = dop853_->state();
+    return r;
+  }
   sunrealtype t_reached = t_;
   int flag = 0;
   if (method_ == Method::Adams) {
@@ -178,6 +189,10 @@ StepResult Integrator::step(Scalar t_stop) {
 }
 
 void Integrator::interpolate(Scalar t, VecX& y) const {
+  if (dop853_) {
+    dop853_->interpolate(t, y);
+    return;
+  }
   y.resize(y_.size());
   int flag = 0;
   switch (method_) {
@@ -192,7 +207,9 @@ void Integrator::interpolate(Scalar t, VecX& y) const {
 void Integrator::reset(Scalar t, const VecX& y) {
   y_ = y;
   t_ = t;
-  if (method_ == Method::Adams) {
+  if (dop853_) {
+    dop853_->reset(t, y);
+  } else if (method_ == Method::Adams) {
     // CVodeReInit zeroes CVODE's counters: keep what was done so far
     const Statistics before = statistics();
     CVodeReInit(s_->memory, t, s_->y);
@@ -209,6 +226,7 @@ void Integrator::errorWeights(const Scalar* y, Scalar* weights) const {
 }
 
 Scalar Integrator::nextStepSize() const {
+  if (dop853_) return dop853_->nextStepSize();
   sunrealtype h = 0;
   switch (method_) {
     case Method::Adams: CVodeGetCurrentStep(s_->memory, &h); break;
@@ -219,6 +237,7 @@ Scalar Integrator::nextStepSize() const {
 }
 
 Statistics Integrator::statistics() const {
+  if (dop853_) return dop853_->statistics();
   Statistics st;
   if (method_ == Method::Adams) {
     long fails = 0, conv = 0;

@@ -31,7 +31,7 @@ Scalar errorAfterOnePeriod(Method method, const Options& options, Statistics* st
 }
 
 TEST(Integrator, AdaptiveMethodsReachTheirTolerance) {
-  for (Method method : {Method::Dopri5, Method::Bs23, Method::Adams}) {
+  for (Method method : {Method::Dopri5, Method::Bs23, Method::Adams, Method::Dop853}) {
     Scalar previous = 1;
     for (Scalar rtol : {1e-4, 1e-7, 1e-10}) {
       Options options;
@@ -99,7 +99,7 @@ TEST(Integrator, ResetKeepsCountingAndContinuesFromTheNewState) {
     ydot[1] = -y[0];
     return 0;
   };
-  for (Method method : {Method::Dopri5, Method::Bs23, Method::Adams, Method::Rk4}) {
+  for (Method method : {Method::Dopri5, Method::Bs23, Method::Adams, Method::Rk4, Method::Dop853}) {
     Options options;
     options.rtol = options.atol = 1e-10;
     options.fixed_step = 1e-3;
@@ -119,7 +119,7 @@ TEST(Integrator, ResetKeepsCountingAndContinuesFromTheNewState) {
 }
 
 TEST(Integrator, NamesRoundTrip) {
-  for (Method m : {Method::Dopri5, Method::Bs23, Method::Adams, Method::Rk4}) EXPECT_EQ(methodFromName(methodName(m)), m);
+  for (Method m : {Method::Dopri5, Method::Bs23, Method::Adams, Method::Rk4, Method::Dop853}) EXPECT_EQ(methodFromName(methodName(m)), m);
   EXPECT_FALSE(methodFromName("euler"));
 }
 

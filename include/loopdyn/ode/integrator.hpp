@@ -5,6 +5,8 @@
 ///   dopri5  ARKODE explicit Dormand-Prince 5(4), 7 stages, FSAL (like MATLAB's ode45)
 ///   bs23    ARKODE explicit Bogacki-Shampine 3(2), 4 stages (like ode23)
 ///   adams   CVODE variable-order Adams-Moulton, orders 1-12, fixed-point corrector (like ode113)
+///   dop853  Dormand and Prince's explicit 8(5,3) pair with a 7th-order dense output, 12 stages
+///           (like ode89; loopdyn's own, ode/dop853.hpp): for tight tolerances
 ///   rk4     the classical Runge-Kutta method, 4 stages, fixed step (Options::fixed_step), no
 ///           error control: for benchmarks and step-size studies
 ///
@@ -23,7 +25,7 @@
 
 namespace loopdyn::ode {
 
-enum class Method { Dopri5, Bs23, Adams, Rk4 };
+enum class Method { Dopri5, Bs23, Adams, Rk4, Dop853 };
 
 std::string_view methodName(Method method);
 std::optional<Method> methodFromName(std::string_view name);
@@ -57,6 +59,8 @@ struct StepResult {
   std::string message;  ///< on failure: SUNDIALS' reason in words, with the time reached
 };
 
+class Dop853;
+
 class Integrator {
  public:
   Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const Options& options);
@@ -69,7 +73,8 @@ class Integrator {
   /// Time and state after the last step (or reset).
   Scalar time() const { return t_; }
   const VecX& state() const { return y_; }
-  /// The solution at t inside the last step, from the method's dense output.
+  /// The solution at t inside the last step, from the method's dense output (dop853 evaluates
+  /// its three extra stages at the first call after a step).
   void interpolate(Scalar t, VecX& y) const;
   /// Continue from (t, y) instead of the current state (after a projection): the step size is
   /// kept for the Runge-Kutta methods; Adams restarts at order 1.
@@ -91,6 +96,7 @@ class Integrator {
   Scalar rtol_ = 0, atol_ = 0;
   VecX cap_;
   std::unique_ptr<Sundials> s_;
+  std::unique_ptr<Dop853> dop853_;  ///< the method not taken from SUNDIALS
 };
 
 }  // namespace loopdyn::ode
