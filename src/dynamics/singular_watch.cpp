@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
@@ -16,24 +17,102 @@ constexpr int kDipSamples = 4;
 /// The closest approach is searched for only where a sample came below this: a passage inside a
 /// step of six samples leaves one within a tenth of the ratio's change over the step.
 constexpr Scalar kSearchRatio = 0.05;
+/// The golden-section search stops where its bracket is this short (s, relative beyond 1 s): the
+/// ratio it minimises resolves about 1e-8 (ratioAt), reached within a few ns of a transversal
+/// passage, where 1e-13 took 54 evaluations a bracket instead of 40.
+constexpr Scalar kSearchResolution = 1e-9;
 
 }  // namespace
+
+void SingularWatch::findCouplings(const Model& model) const {
+  // two rows of C meet in C_s C_s^T only on a body both touch (a row touches its pair's bodies)
+  std::vector<std::vector<int>> body_rows(static_cast<std::size_t>(model.nb()));
+  for (int row = 0; row < model.nc(); ++row) {
+    const Pair& pair = model.pairs()[static_cast<std::size_t>(model.equations()[static_cast<std::size_t>(row)].pair)];
+    for (const BodyIndex body : {pair.body1, pair.body2})
+      if (body != kGround && (body_rows[static_cast<std::size_t>(body)].empty() || body_rows[static_cast<std::size_t>(body)].back() != row))
+        body_rows[static_cast<std::size_t>(body)].push_back(row);
+  }
+  couplings_.clear();
+  for (std::size_t b = 0; b < body_rows.size(); ++b)
+    for (std::size_t x = 0; x < body_rows[b].size(); ++x)
+      for (std::size_t y = 0; y <= x; ++y) couplings_.push_back({body_rows[b][x], body_rows[b][y], static_cast<int>(b)});
+  coupled_rows_ = model.nc();
+}
 
 Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   ws.x_shifted.t = x.t;
   ws.x_shifted.q = x.q;
   ws.x_shifted.v.setZero(model.nv());  // C does not depend on v
   evaluateConstraints(model, ws.kin, ws.x_shifted);
-  ws.tangent.compute(ws.kin, ws.scaling, r_);
-  return r_ > 0 ? ws.tangent.diagonalRatio(r_ - 1) : 1;
+  // C_s C_s^T, C_s = diag(row) C diag(col), summed body by body over the rows that meet there
+  if (coupled_rows_ != model.nc()) findCouplings(model);
+  nv_ = model.nv();
+  const int D = model.vPerBody();
+  const MatX& C = ws.kin.C;
+  const VecX &row = ws.scaling.row, &col = ws.scaling.col;
+  gram_.setZero(model.nc(), model.nc());
+  for (const Coupling& c : couplings_) {
+    Scalar g = 0;
+    for (int k = c.body * D; k < (c.body + 1) * D; ++k) g += C(c.i, k) * C(c.j, k) * col(k) * col(k);
+    g *= row(c.i) * row(c.j);
+    gram_(c.i, c.j) += g;
+    if (c.i != c.j) gram_(c.j, c.i) += g;
+  }
+  factorizeGram();
+  return r_ > 0 ? diagonalRatio(r_ - 1) : 1;
+}
+
+void SingularWatch::factorizeGram() const {
+  // Symmetric elimination with diagonal pivoting (the pivoted Cholesky factorisation of Golub &
+  // Van Loan, sect. 4.2.8, without square roots, keeping only the pivots): at step k the largest
+  // remaining diagonal of the Schur complement is the pivot d_k = R_kk^2; rows are addressed
+  // through pivot_row_ instead of being interchanged.
+  const Eigen::Index n = gram_.rows();
+  pivots_.setZero(n);
+  pivot_row_.resize(static_cast<std::size_t>(n));
+  std::iota(pivot_row_.begin(), pivot_row_.end(), 0);
+  column_.resize(n);
+  nonzero_.reserve(static_cast<std::size_t>(n));
+  for (Eigen::Index k = 0; k < n; ++k) {
+    Eigen::Index p = k;
+    for (Eigen::Index i = k + 1; i < n; ++i)
+      if (gram_(pivot_row_[static_cast<std::size_t>(i)], pivot_row_[static_cast<std::size_t>(i)]) >
+          gram_(pivot_row_[static_cast<std::size_t>(p)], pivot_row_[static_cast<std::size_t>(p)]))
+        p = i;
+    std::swap(pivot_row_[static_cast<std::size_t>(k)], pivot_row_[static_cast<std::size_t>(p)]);
+    const int a = pivot_row_[static_cast<std::size_t>(k)];
+    const Scalar d = gram_(a, a);
+    if (!(d > 0)) break;  // the rest is rounding: zero pivots
+    pivots_(k) = d;
+    // the Schur complement: S_ij -= g_i g_j / d over the rows that meet the pivot's (g != 0)
+    nonzero_.clear();
+    for (Eigen::Index i = k + 1; i < n; ++i) {
+      const int b = pivot_row_[static_cast<std::size_t>(i)];
+      if (const Scalar g = gram_(b, a); g != 0) {
+        column_(static_cast<Eigen::Index>(nonzero_.size())) = g;
+        nonzero_.push_back(b);
+      }
+    }
+    for (std::size_t y = 0; y < nonzero_.size(); ++y) {
+      const Scalar gy = column_(static_cast<Eigen::Index>(y)) / d;
+      Scalar* s_y = &gram_(0, nonzero_[y]);
+      for (std::size_t x = 0; x < nonzero_.size(); ++x) s_y[nonzero_[x]] -= column_(static_cast<Eigen::Index>(x)) * gy;
+    }
+  }
+}
+
+Scalar SingularWatch::diagonalRatio(int j) const {
+  if (pivots_.size() == 0) return 1;
+  return pivots_(0) > 0 && j < pivots_.size() ? std::sqrt(pivots_(j) / pivots_(0)) : 0;
 }
 
 Scalar SingularWatch::singularValueRatioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  ratioAt(model, ws, x);  // evaluates ws.tangent.At = C_s^T at x
-  const MatX& At = ws.tangent.At;
-  if (r_ == 0 || At.cols() == 0) return 1;
+  ratioAt(model, ws, x);  // evaluates C at x
+  At_.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.transpose() * ws.scaling.row.asDiagonal();
+  if (r_ == 0 || At_.cols() == 0) return 1;
   // the smaller of C_s C_s^T (nc x nc) and C_s^T C_s (n x n): the same nonzero eigenvalues
-  const MatX gram = At.cols() <= At.rows() ? MatX(At.transpose() * At) : MatX(At * At.transpose());
+  const MatX gram = At_.cols() <= At_.rows() ? MatX(At_.transpose() * At_) : MatX(At_ * At_.transpose());
   const Eigen::SelfAdjointEigenSolver<MatX> eigen(gram, Eigen::EigenvaluesOnly);
   const VecX& l = eigen.eigenvalues();  // increasing
   const Eigen::Index largest = l.size() - 1;
@@ -41,17 +120,16 @@ Scalar SingularWatch::singularValueRatioAt(const Model& model, DynamicsWorkspace
   return std::sqrt(std::max<Scalar>(0, l(largest - r_ + 1)) / l(largest));
 }
 
-void SingularWatch::readExcess(const DynamicsWorkspace& ws) {
-  const TangentFactorization& tf = ws.tangent;
-  const auto size = std::min(tf.At.rows(), tf.At.cols());
-  last_excess_ = r_ < size ? tf.diagonalRatio(r_) : 0;
-  last_excess_row_ = r_ < size ? tf.pivot(static_cast<int>(r_)) : -1;
+void SingularWatch::readExcess() {
+  const auto size = std::min(static_cast<Eigen::Index>(nv_), pivots_.size());
+  last_excess_ = r_ < size ? diagonalRatio(r_) : 0;
+  last_excess_row_ = r_ < size ? pivot_row_[static_cast<std::size_t>(r_)] : -1;
 }
 
 Scalar SingularWatch::start(const Model& model, DynamicsWorkspace& ws, const State& x) {
   dip_at_end_ = false;
   last_ratio_ = ratioAt(model, ws, x);
-  readExcess(ws);
+  readExcess();
   armed_ = last_ratio_ >= kSingularRatio;  // a singular start is not a passage
   return last_ratio_;
 }
@@ -60,7 +138,7 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
                                                               const Formulation::Step& step, const State& x) {
   std::vector<Approach> passages;
   const Scalar ratio_end = ratioAt(model, ws, x);
-  readExcess(ws);
+  readExcess();
   if (std::min(last_ratio_, ratio_end) >= kNearSingular) {
     dip_at_end_ = false;
     armed_ = true;
@@ -148,7 +226,7 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
     for (int k = 0; k < n; ++k)
       if (t[k] >= lo && t[k] <= hi && ratio[k] < a.ratio) a = Approach{false, t[k], ratio[k]};
     Scalar c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = f(c), fd = f(d);
-    for (int it = 0; it < 60 && hi - lo > 1e-13 * std::max<Scalar>(1, std::abs(hi)); ++it) {
+    for (int it = 0; it < 60 && hi - lo > kSearchResolution * std::max<Scalar>(1, std::abs(hi)); ++it) {
       if (fc < fd) {
         hi = d, d = c, fd = fc, c = hi - g * (hi - lo), fc = f(c);
       } else {

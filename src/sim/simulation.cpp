@@ -84,10 +84,13 @@ void violations(const Model& model, const DynamicsWorkspace& ws, const State& x,
   velocity = ws.scaling.row.cwiseProduct(ws.kin.C * x.v + ws.kin.b).norm() / L;
 }
 
-/// "near a singular configuration (rank 14 -> 12; dependent: O3.x, O2.x of joints O3, O2)" or "".
+/// "near a singular configuration (rank 14 -> 12; dependent: O3.x, O2.x of joints O3, O2)" or "":
+/// the rank counted as at a passage, at kSingularRatio (a passage's closest approach is found to
+/// the watch's resolution, |R_rr| / |R_11| near 1e-8, where the analysis' threshold counts full rank).
 std::string singularityHint(const Model& model, State x, int rank) {
   KinematicsWorkspace kin(model);
   RankOptions options;
+  options.rank_threshold = kSingularRatio;
   options.generic_samples = 0;
   x.v.setZero(model.nv());  // C does not depend on v
   const RankReport r = analyzeConstraintsAt(model, kin, x, options);
@@ -453,8 +456,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     const MatX after = tangentBasisAt(model, watch_ws, x_after, rank);
     for (PendingPassage& p : pending) {
       const MatX before = tangentBasisAt(model, watch_ws, p.before, rank);
+      // (its ratio is the Householder QR's at the closest approach: the watch's resolves 1e-8)
       SingularPassage passage = describePassage(model, watch_ws, p.x, rank, before, after);
-      passage.ratio = p.ratio;
       passage.at_rest = p.at_rest;
       const std::string when = timeLabel(p.x.t);
       std::ostringstream os;
