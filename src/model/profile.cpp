@@ -95,15 +95,19 @@ ProfileValue Profile::evaluate(Scalar t) const {
       break;
     }
     case Kind::Table: {
-      if (t <= times_.front()) {
+      // held at the end values outside the table; its ends belong to the spline, whose f'' there
+      // is M_0 and M_n-1 (a run that starts at the first time sees the profile's curvature from
+      // its first evaluation on: held there, the mobile robot's accelerations at t = 0 were zero
+      // and 0.34 m/s^2 a nanosecond later)
+      if (t < times_.front()) {
         out.f = values_.front();
         break;
       }
-      if (t >= times_.back()) {
+      if (t > times_.back()) {
         out.f = values_.back();
         break;
       }
-      const auto it = std::upper_bound(times_.begin(), times_.end(), t);
+      const auto it = std::upper_bound(times_.begin() + 1, times_.end() - 1, t);  // (the last interval holds its end)
       const std::size_t i = static_cast<std::size_t>(it - times_.begin()) - 1;
       const Scalar h = times_[i + 1] - times_[i];
       const Scalar a = (times_[i + 1] - t) / h, b = (t - times_[i]) / h;
