@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "loopdyn/common/check.hpp"
 
@@ -109,8 +110,8 @@ std::string at(const std::string& what, Scalar t) {
 
 }  // namespace
 
-Dop853::Dop853(const Rhs& rhs, Scalar t0, const VecX& y0, const Options& options)
-    : rhs_(rhs),
+Dop853::Dop853(Rhs rhs, Scalar t0, const VecX& y0, const Options& options)
+    : rhs_(std::move(rhs)),
       rtol_(options.rtol),
       atol_(options.atol),
       max_step_(options.max_step),
@@ -229,11 +230,12 @@ void Dop853::prepareDenseOutput() {
   // step are k_[12] (first), k_[1..11], k_[0] (end); put them back in order for the sums
   std::swap(k_[0], k_[12]);
   const Scalar h = h_old_;
-  for (int i = 13; i < kAllStages; ++i) {
+  bool extra_stages = true;
+  for (int i = 13; i < kAllStages && extra_stages; ++i) {
     y_stage_ = y_old_;
     for (int j = 0; j < i; ++j)
       if (a[i][j] != 0) y_stage_.noalias() += (h * a[i][j]) * k_[j];
-    evaluate(t_old_ + c[i] * h, y_stage_, k_[i]);  // (a failure here leaves a stage that only the samples read)
+    extra_stages = evaluate(t_old_ + c[i] * h, y_stage_, k_[i]) == 0;
   }
   // y(t_old + theta h) = r0 + theta (r1 + (1 - theta) (r2 + theta (r3 + (1 - theta) (r4 + theta (r5
   //                      + (1 - theta) (r6 + theta r7))))))
@@ -243,6 +245,9 @@ void Dop853::prepareDenseOutput() {
   rcont_[3] = rcont_[1] - h * k_[12] - rcont_[2];
   for (int r = 0; r < 4; ++r) {
     rcont_[4 + r].setZero();
+    // (where an extra stage cannot be evaluated, r4..r7 stay zero: the cubic Hermite interpolant
+    // through both ends' values and derivatives, order 3)
+    if (!extra_stages) continue;
     for (int j = 0; j < kAllStages; ++j)
       if (d[r][j] != 0) rcont_[4 + r].noalias() += (h * d[r][j]) * k_[j];
   }

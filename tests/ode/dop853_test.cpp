@@ -4,6 +4,7 @@
 #include "loopdyn/ode/dop853.hpp"
 
 #include "loopdyn/common/errors.hpp"
+#include "oscillator.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,13 +14,8 @@
 namespace loopdyn::ode {
 namespace {
 
-const Rhs kOscillator = [](Scalar, const Scalar* y, Scalar* ydot) {
-  ydot[0] = y[1];
-  ydot[1] = -y[0];
-  return 0;
-};
-
-const VecX kStart = (VecX(2) << 1, 0).finished();
+using test::kOscillator;
+const VecX& kStart = test::kOscillatorStart;
 
 /// Steps of exactly h: tolerances so loose that every step is accepted and max_step decides.
 Options fixedStep(Scalar h) {

@@ -2,6 +2,7 @@
 // polynomial, on y'' = -y (y = cos t).
 
 #include "loopdyn/ode/gauss_legendre.hpp"
+#include "oscillator.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,13 +12,8 @@
 namespace loopdyn::ode {
 namespace {
 
-const Rhs kOscillator = [](Scalar, const Scalar* y, Scalar* ydot) {
-  ydot[0] = y[1];
-  ydot[1] = -y[0];
-  return 0;
-};
-
-const VecX kStart = (VecX(2) << 1, 0).finished();
+using test::kOscillator;
+const VecX& kStart = test::kOscillatorStart;
 
 TEST(GaussLegendreStep, IsOfOrderEight) {
   // one period in n steps: halving h divides the global error by 2^8 = 256 (s = 4 stages, order

@@ -1,6 +1,7 @@
 // Every integrator reaches its tolerance on a problem with a known solution.
 
 #include "loopdyn/ode/integrator.hpp"
+#include "oscillator.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,11 +14,7 @@ namespace {
 /// y'' = -y, y(0) = 1, y'(0) = 0: y = cos t. Integrated over one period; the error is measured
 /// against the exact solution at the time reached.
 Scalar errorAfterOnePeriod(Method method, const Options& options, Statistics* stats = nullptr) {
-  const Rhs rhs = [](Scalar, const Scalar* y, Scalar* ydot) {
-    ydot[0] = y[1];
-    ydot[1] = -y[0];
-    return 0;
-  };
+  const Rhs& rhs = test::kOscillator;
   const Scalar T = 2 * std::numbers::pi;
   Integrator integrator(method, rhs, 0, (VecX(2) << 1, 0).finished(), options);
   while (integrator.time() < T) {
@@ -74,11 +71,7 @@ TEST(Integrator, Rk4IsFourthOrderWithFourEvaluationsPerStep) {
 }
 
 TEST(Integrator, DenseOutputInsideTheLastStep) {
-  const Rhs rhs = [](Scalar, const Scalar* y, Scalar* ydot) {
-    ydot[0] = y[1];
-    ydot[1] = -y[0];
-    return 0;
-  };
+  const Rhs& rhs = test::kOscillator;
   Options options;
   options.rtol = options.atol = 1e-10;
   Integrator integrator(Method::Dopri5, rhs, 0, (VecX(2) << 1, 0).finished(), options);
@@ -94,11 +87,7 @@ TEST(Integrator, DenseOutputInsideTheLastStep) {
 }
 
 TEST(Integrator, ResetKeepsCountingAndContinuesFromTheNewState) {
-  const Rhs rhs = [](Scalar, const Scalar* y, Scalar* ydot) {
-    ydot[0] = y[1];
-    ydot[1] = -y[0];
-    return 0;
-  };
+  const Rhs& rhs = test::kOscillator;
   for (Method method : {Method::Dopri5, Method::Bs23, Method::Adams, Method::Rk4, Method::Dop853}) {
     Options options;
     options.rtol = options.atol = 1e-10;

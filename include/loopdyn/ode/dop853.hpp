@@ -26,7 +26,7 @@ namespace loopdyn::ode {
 
 class Dop853 {
  public:
-  Dop853(const Rhs& rhs, Scalar t0, const VecX& y0, const Options& options);
+  Dop853(Rhs rhs, Scalar t0, const VecX& y0, const Options& options);
 
   /// One accepted step, never past t_stop.
   StepResult step(Scalar t_stop);
@@ -53,7 +53,7 @@ class Dop853 {
   /// The last step's interpolation coefficients (its extra stages evaluated).
   void prepareDenseOutput();
 
-  const Rhs& rhs_;
+  Rhs rhs_;
   Scalar rtol_, atol_, max_step_, min_step_;
   VecX cap_;
   Scalar t_ = 0, h_ = 0;
