@@ -34,7 +34,7 @@ std::string Formulation::evaluate(const Model& model, DynamicsWorkspace& ws, Sta
                                   Eigen::Ref<VecX> du, const Evaluation& how) const {
   x.v = u;
   if (how.project)
-    if (std::string problem = projectState(model, ws, x); !problem.empty()) return problem;
+    if (std::string problem = projectState(model, ws, x, kProjectionTolerance, how.kinematics_at_x); !problem.empty()) return problem;
   std::string problem = solve(model, ws, x);
   du = ws.a;
   return problem;
@@ -112,9 +112,9 @@ void factorizeAt(const Model& model, DynamicsWorkspace& ws, const State& x) {
 
 }  // namespace
 
-std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance) {
+std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance, bool evaluated) {
   if (x.v.size() != model.nv()) x.v.setZero(model.nv());  // (a minimal formulation's velocities come later)
-  evaluateConstraints(model, ws.kin, x);
+  if (!evaluated) evaluateConstraints(model, ws.kin, x);
   Scalar residual = scaledPositionResidual(model, ws);
   for (int it = 0; it < kMaxNewtonSteps && residual > tolerance; ++it) {
     // dq = -M^-1 C_r^T nu, G nu = Phi_r (holonomic rows)
@@ -139,8 +139,8 @@ std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x
   return {};
 }
 
-std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance) {
-  if (std::string problem = projectPositions(model, ws, x, tolerance); !problem.empty()) return problem;
+std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance, bool evaluated) {
+  if (std::string problem = projectPositions(model, ws, x, tolerance, evaluated); !problem.empty()) return problem;
   projectVelocities(model, ws, x);
   return {};
 }
@@ -180,7 +180,7 @@ std::string LagrangeFormulation::evaluate(const Model& model, DynamicsWorkspace&
                                           const Evaluation& how) const {
   x.v = u;
   if (how.project) {
-    if (std::string problem = projectState(model, ws, x); !problem.empty()) return problem;
+    if (std::string problem = projectState(model, ws, x, kProjectionTolerance, how.kinematics_at_x); !problem.empty()) return problem;
   } else {
     factorizeAt(model, ws, x);
   }

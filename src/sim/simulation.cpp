@@ -331,8 +331,10 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     std::string problem = velocitiesAt(sample.x, y.segment(nq, nu));
     violations(model, ws, sample.x, sample.position_violation, sample.velocity_violation);
     positions(t, y, sample.x);
+    // (a formulation that carries v evaluated ws.kin at x and u above, where its projection starts)
     if (problem.empty())
-      problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du, Evaluation{options.multipliers, true});
+      problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du,
+                                     Evaluation{options.multipliers, true, formulation.carriesVelocities()});
     if (!problem.empty() && result.ok) {
       result.ok = false;
       result.failure = "at " + timeLabel(t) + ": " + problem;

@@ -98,6 +98,10 @@ struct DynamicsWorkspace {
 struct Evaluation {
   bool multipliers = false;  ///< also the multipliers ws.lambda (the least-norm choice where not unique)
   bool project = false;      ///< first move the state onto the constraints (see the header)
+  /// ws.kin already holds the constraints at x's positions and velocities u (a sample's, evaluated
+  /// for its drift): the projection starts from them instead of evaluating them again. A hint:
+  /// formulations whose projection does not start there ignore it.
+  bool kinematics_at_x = false;
 };
 
 struct Baumgarte {
@@ -201,15 +205,21 @@ class LagrangeFormulation final : public Formulation {
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
 };
 
+/// The scaled position residual ||Phi_s|| / L the projections below stop at (rounding level).
+inline constexpr Scalar kProjectionTolerance = 1e-14;
+
 /// Moves x onto the constraints: positions onto Phi = 0 by Newton steps of least kinetic-metric
 /// length (paper 004, eqs. (12)-(13), in the metric M) until the scaled residual ||Phi_s|| / L stops
 /// falling or is below `tolerance`, then velocities onto C v + b = 0 by the least change in that
 /// metric. Leaves ws.kin evaluated at the result, ws.inverse_mass and ws.gram_all factorised there.
 /// Returns "" or why not (Newton did not reach 1e-6: x is too far from the constraints).
-std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance = 1e-14);
+/// `evaluated`: ws.kin already holds the constraints at x (not evaluated again).
+std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance = kProjectionTolerance,
+                         bool evaluated = false);
 
 /// Positions only (the first half of projectState); ws.kin is left evaluated at the result.
-std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance = 1e-14);
+std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x,
+                             Scalar tolerance = kProjectionTolerance, bool evaluated = false);
 
 /// Velocities only (the second half): x.v onto C v + b = 0 by the least change in the kinetic
 /// metric. ws.kin must be evaluated at x's positions; it is left evaluated at the result.
