@@ -17,10 +17,11 @@ constexpr int kDipSamples = 4;
 /// The closest approach is searched for only where a sample came below this: a passage inside a
 /// step of six samples leaves one within a tenth of the ratio's change over the step.
 constexpr Scalar kSearchRatio = 0.05;
-/// The golden-section search stops where its bracket is this short (s, relative beyond 1 s): the
-/// ratio it minimises resolves about 1e-8 (ratioAt), reached within a few ns of a transversal
-/// passage, where 1e-13 took 54 evaluations a bracket instead of 40.
-constexpr Scalar kSearchResolution = 1e-9;
+/// The golden-section search stops where its bracket is this short (s, relative beyond 1 s): a
+/// passage's time to 0.1 us (the tests compare passage times across formulations to 1 us), its
+/// ratio there about 1e-7 at the double four-bar's speed, far below kSingularRatio. 1e-13 took 54
+/// evaluations a bracket, 1e-7 takes about 25.
+constexpr Scalar kSearchResolution = 1e-7;
 
 }  // namespace
 
