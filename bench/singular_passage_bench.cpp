@@ -68,7 +68,7 @@ const bool registered = [] {
   for (const std::string method : {"lagrange", "projection", "dca", "hdca"})
     for (const auto& [name, integrator, rtols] :
          {std::tuple{"dopri5", ode::Method::Dopri5, std::vector<Scalar>{1e-8, 1e-9, 1e-10}},
-          std::tuple{"dop853", ode::Method::Dop853, std::vector<Scalar>{1e-8, 1e-9, 1e-10, 1e-11}},
+          std::tuple{"dop853", ode::Method::Dop853, std::vector<Scalar>{1e-8, 1e-9, 1e-10, 3e-11, 1e-11}},
           std::tuple{"adams", ode::Method::Adams, std::vector<Scalar>{1e-10, 1e-12}}})
       for (const Scalar rtol : rtols) {
         char label[32];
