@@ -153,7 +153,7 @@ std::string PartitioningFormulation::evaluateWith(const Partition& p, const Mode
                                                   bool multipliers) const {
   const VecX& row = ws.scaling.row;
   const VecX& col = ws.scaling.col;
-  if (x.v.size() != n_) x.v.setZero(n_);
+  x.v.setZero(n_);  // (b's rounding depends on x.v: a stale one would carry the last evaluation over)
   evaluateConstraints(model, ws.kin, x);  // C and b: positions and time only
   if (!equations_.velocities(ws.kin.C, ws.kin.b, row, col, p, u, x.v))
     return "the dependent coordinates cannot be solved for: C_KD is singular (reciprocal condition " +

@@ -29,7 +29,9 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   const auto qdot = u.tail(f_);
   const VecX& S = ws.scaling.col;
   const VecX& row = ws.scaling.row;
-  if (x.v.size() != n_) x.v.setZero(n_);
+  // (b = dPhi/dt - C v from the jets, which velocitiesFrom reads, does not depend on v, but its
+  // rounding does: a stale x.v made the right-hand side depend on the evaluation before it)
+  x.v.setZero(n_);
   if (how.project) {
     // onto Phi = 0, and T onto the tangent space there (see the header)
     if (std::string problem = projectPositions(model, ws, x); !problem.empty()) return problem;
@@ -95,7 +97,7 @@ void ProjectionFormulation::velocitiesFrom(DynamicsWorkspace& ws, Eigen::Ref<con
 
 std::string ProjectionFormulation::velocities(const Model& model, DynamicsWorkspace& ws, State& x,
                                               Eigen::Ref<const VecX> u, Eigen::Ref<VecX>) const {
-  if (x.v.size() != n_) x.v.setZero(n_);
+  x.v.setZero(n_);  // (b is read below, and its rounding depends on x.v: see evaluate)
   evaluateConstraints(model, ws.kin, x);  // (b does not depend on v)
   ws.tangent.compute(ws.kin, ws.scaling, r_);
   velocitiesFrom(ws, ConstMapMat(u.data(), n_, f_), u.tail(f_), x);
