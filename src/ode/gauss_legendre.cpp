@@ -45,6 +45,13 @@ struct Tables {
     }
   }
 
+  /// l_j(theta) = L_j'(theta).
+  Scalar lagrange(int j, Scalar theta) const {
+    Scalar value = 0;
+    for (int k = s; k >= 1; --k) value = value * theta + k * L[static_cast<std::size_t>(j)][static_cast<std::size_t>(k)];
+    return value;
+  }
+
   Scalar integral(int j, Scalar theta) const {
     Scalar value = 0;
     for (int k = s; k >= 0; --k) value = value * theta + L[static_cast<std::size_t>(j)][static_cast<std::size_t>(k)];
@@ -69,15 +76,19 @@ GaussLegendreStep::GaussLegendreStep(int size) : y0_(size), Y_(size) {
 }
 
 std::string GaussLegendreStep::step(const Rhs& f, Scalar t0, const VecX& y0, Scalar h, VecX& y1, Scalar tolerance,
-                                    Scalar stall_level, int max_iterations) {
+                                    Scalar stall_level, int max_iterations, const Derivative& guess) {
   const Tables& T = tables();
   y0_ = y0;
   h_ = h;
   iterations_ = evaluations_ = 0;
-  // start from the derivative at y0 for every stage (a straight line through y0)
-  if (f(t0, y0.data(), K_[0].data()) != 0) return "the equations of motion could not be evaluated at the start";
-  ++evaluations_;
-  for (int i = 1; i < s; ++i) K_[static_cast<std::size_t>(i)] = K_[0];
+  if (guess) {
+    for (int i = 0; i < s; ++i) guess(t0 + T.c[static_cast<std::size_t>(i)] * h, K_[static_cast<std::size_t>(i)]);
+  } else {
+    // start from the derivative at y0 for every stage (a straight line through y0)
+    if (f(t0, y0.data(), K_[0].data()) != 0) return "the equations of motion could not be evaluated at the start";
+    ++evaluations_;
+    for (int i = 1; i < s; ++i) K_[static_cast<std::size_t>(i)] = K_[0];
+  }
   Scalar change = 0, previous_change = 0;
   bool stalled = false;
   for (iterations_ = 1; iterations_ <= max_iterations; ++iterations_) {
@@ -104,6 +115,12 @@ std::string GaussLegendreStep::step(const Rhs& f, Scalar t0, const VecX& y0, Sca
            std::to_string(max_iterations) + " iterations)";
   interpolate(1, y1);
   return {};
+}
+
+void GaussLegendreStep::derivative(Scalar theta, VecX& dy) const {
+  const Tables& T = tables();
+  dy.setZero(y0_.size());
+  for (int j = 0; j < s; ++j) dy += T.lagrange(j, theta) * K_[static_cast<std::size_t>(j)];
 }
 
 void GaussLegendreStep::interpolate(Scalar theta, VecX& y) const {

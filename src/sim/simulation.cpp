@@ -568,11 +568,14 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
         VecX ys = y_end;
         std::string partial_problem;
         if (ts < integrator.time()) {
-          // (a sample next to the singular configuration evaluates near it: its rounding is the sample's alone)
+          // (a sample next to the singular configuration evaluates near it: its rounding is the sample's alone;
+          // its iteration starts from the crossing step's collocation polynomial, order 4 there)
+          const auto crossing_derivative = [&](Scalar t, VecX& dy) { collocation.derivative((t - t0) / h_crossing, dy); };
           partial_problem = !singularBefore(ts)
-                                ? partial.step(projected_rhs, t0, y_begin, ts - t0, ys, 1e-14, kSampleStall)
+                                ? partial.step(projected_rhs, t0, y_begin, ts - t0, ys, 1e-14, kSampleStall, 60,
+                                               crossing_derivative)
                                 : partial.step(projected_rhs, integrator.time(), y_end, ts - integrator.time(), ys, 1e-14,
-                                               kSampleStall);
+                                               kSampleStall, 60, crossing_derivative);
         }
         if (!partial_problem.empty()) collocation.interpolate((ts - t0) / h_crossing, ys);  // order 4 there
         emit(sampleTime(next), ys, ts < integrator.time());

@@ -1,5 +1,5 @@
-// One Gauss-Legendre collocation step (ode/gauss_legendre.hpp): its order and its collocation
-// polynomial, on y'' = -y (y = cos t).
+// One Gauss-Legendre collocation step (ode/gauss_legendre.hpp): its order, its collocation
+// polynomial and derivative, and the iteration started from a guess, on y'' = -y (y = cos t).
 
 #include "loopdyn/ode/gauss_legendre.hpp"
 #include "oscillator.hpp"
@@ -54,6 +54,49 @@ TEST(GaussLegendreStep, PolynomialMeetsItsEndsAndTheStages) {
     ASSERT_EQ(part.step(kOscillator, 0, kStart, c * h, y_part), "");
     EXPECT_LT((y_part - (VecX(2) << std::cos(c * h), -std::sin(c * h)).finished()).norm(), 1e-9) << "node " << c;
   }
+}
+
+TEST(GaussLegendreStep, DerivativeIsFAtTheNodesAndOfOrderFourBetween) {
+  // u' = f(u) at the nodes (to the iteration's tolerance, 1e-14 relative); between them u' is f's
+  // interpolant, of order 4: at mid-step its error falls by 2^4 = 16 when h is halved (measured
+  // 1.4e-5 at h = 0.5, 8.7e-7 at h = 0.25; ratio 16.0; bounds 12 and 20)
+  GaussLegendreStep step(2);
+  VecX y1, u, du, f(2);
+  const Scalar h = 0.5;
+  ASSERT_EQ(step.step(kOscillator, 0, kStart, h, y1), "");
+  for (const Scalar c : GaussLegendreStep::nodes()) {
+    step.interpolate(c, u);
+    step.derivative(c, du);
+    kOscillator(c * h, u.data(), f.data());
+    EXPECT_LT((du - f).norm(), 1e-13) << "node " << c;
+  }
+  const auto midError = [&](Scalar length) {
+    GaussLegendreStep s(2);
+    VecX y, dy;
+    EXPECT_EQ(s.step(kOscillator, 0, kStart, length, y), "");
+    s.derivative(0.5, dy);
+    return std::hypot(dy(0) + std::sin(0.5 * length), dy(1) + std::cos(0.5 * length));
+  };
+  const Scalar ratio = midError(h) / midError(h / 2);
+  EXPECT_GT(ratio, 12);
+  EXPECT_LT(ratio, 20);
+}
+
+TEST(GaussLegendreStep, AGuessFromAnEarlierStepSavesIterationsNotAccuracy) {
+  // a step over the first 0.3 of an earlier one, started from that step's derivative, ends
+  // where the one started from f(y0) does (1e-14; measured: the same bits) in fewer iterations
+  // (measured 8 against 10), and evaluates nothing at y0
+  GaussLegendreStep whole(2), plain(2), guessed(2);
+  VecX y1, a, b;
+  const Scalar h = 0.5;
+  ASSERT_EQ(whole.step(kOscillator, 0, kStart, h, y1), "");
+  ASSERT_EQ(plain.step(kOscillator, 0, kStart, 0.3 * h, a), "");
+  ASSERT_EQ(guessed.step(kOscillator, 0, kStart, 0.3 * h, b, 1e-14, 1e-9, 60,
+                         [&](Scalar t, VecX& dy) { whole.derivative(t / h, dy); }),
+            "");
+  EXPECT_LT((a - b).norm(), 1e-14);
+  EXPECT_LT(guessed.iterations(), plain.iterations());
+  EXPECT_EQ(guessed.evaluations(), 4 * guessed.iterations());
 }
 
 }  // namespace

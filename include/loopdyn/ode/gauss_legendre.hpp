@@ -16,6 +16,7 @@
 /// gains roughly one digit.
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,12 +39,18 @@ class GaussLegendreStep {
   /// change by less than `tolerance` (relative to their size), or stop falling (by less than 10 %
   /// an iteration) below `stall_level` (the rounding level of f reached), at most
   /// `max_iterations` times.
+  /// The iteration starts from `guess`'s stage derivatives at the nodes where one is given (e.g. a
+  /// step over part of an earlier one: its collocation polynomial's derivative), else from f at
+  /// y0 for every stage.
   /// Returns "" on success, otherwise why not (f failed at a node, or no convergence).
+  using Derivative = std::function<void(Scalar t, VecX& dy)>;
   std::string step(const Rhs& f, Scalar t0, const VecX& y0, Scalar h, VecX& y1, Scalar tolerance = 1e-14,
-                   Scalar stall_level = 1e-9, int max_iterations = 60);
+                   Scalar stall_level = 1e-9, int max_iterations = 60, const Derivative& guess = {});
 
   /// The collocation polynomial of the last step at t0 + theta h (theta in [0, 1]): order s there.
   void interpolate(Scalar theta, VecX& y) const;
+  /// Its derivative with respect to time there (at the nodes: the stage derivatives).
+  void derivative(Scalar theta, VecX& dy) const;
   /// Iterations the last step took.
   int iterations() const { return iterations_; }
   /// Right-hand sides the last step evaluated.
