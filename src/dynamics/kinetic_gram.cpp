@@ -33,12 +33,18 @@ template <class RowOf>
 void KineticGram::gatherRows(const Model& model, const KinematicsWorkspace& kin, const ConstraintScaling& scaling,
                              RowOf row_of) {
   const int D = model.vPerBody();
+  const Eigen::Index stride = kin.C.rows();  // (C is column-major: C(i, j) = c[i + j stride])
+  const Scalar* c = kin.C.data();
+  Scalar* ct = Ct_.data();
   for (int b = 0; b < model.nb(); ++b) {
     const std::vector<int>& touching = body_rows_[static_cast<std::size_t>(b)];
-    for (std::size_t x = 0; x < touching.size(); ++x) {
-      const int row = row_of(touching[x]);
-      Ct_.col(block_offset_[static_cast<std::size_t>(b)] + static_cast<Eigen::Index>(x)) =
-          scaling.row(row) * kin.C.row(row).segment(b * D, D).transpose();
+    Scalar* column = ct + static_cast<Eigen::Index>(block_offset_[static_cast<std::size_t>(b)]) * D;
+    for (const int k : touching) {
+      const int row = row_of(k);
+      const Scalar scale = scaling.row(row);
+      const Scalar* entry = c + row + static_cast<Eigen::Index>(b) * D * stride;
+      for (int j = 0; j < D; ++j) column[j] = scale * entry[j * stride];
+      column += D;
     }
   }
 }

@@ -1,5 +1,7 @@
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 
+#include "loopdyn/common/check.hpp"
+
 namespace loopdyn {
 
 namespace {
@@ -48,10 +50,12 @@ void massMatrix(const Model& model, const std::vector<BodyMotion>& motion, MatX&
 
 void InverseMass::update(const Model& model, const std::vector<BodyMotion>& motion) {
   rotational_.resize(static_cast<std::size_t>(model.nb()));
+  mass_.resize(static_cast<std::size_t>(model.nb()));
   if (model.dimension() == 2) planar_diagonal_.resize(model.nv());
   for (int b = 0; b < model.nb(); ++b) {
     const Body& body = model.bodies()[static_cast<std::size_t>(b)];
     const auto k = static_cast<std::size_t>(b);
+    mass_[k] = body.mass;
     if (model.dimension() == 2) {
       rotational_[k] = body.inertia_inverse;
       planar_diagonal_.segment<3>(3 * b) << 1 / body.mass, 1 / body.mass, body.inertia_inverse(2, 2);
@@ -62,11 +66,31 @@ void InverseMass::update(const Model& model, const std::vector<BodyMotion>& moti
   }
 }
 
+InverseMass InverseMass::scaledIdentity(const Model& model, const ConstraintScaling& scaling) {
+  InverseMass metric;
+  const int D = model.vPerBody();
+  const int rotations = D == 3 ? 1 : 3;  // (the last of a body's columns)
+  metric.mass_.resize(static_cast<std::size_t>(model.nb()));
+  metric.rotational_.resize(static_cast<std::size_t>(model.nb()));
+  if (D == 3) metric.planar_diagonal_ = scaling.col.cwiseAbs2();
+  for (int b = 0; b < model.nb(); ++b) {
+    const auto cols = scaling.col.segment(b * D, D);
+    const Scalar translation = cols(0), rotation = cols(D - 1);
+    LOOPDYN_CHECK((cols.head(D - rotations).array() == translation).all() &&
+                      (cols.tail(rotations).array() == rotation).all(),
+                  "scaledIdentity: body ", b, "'s columns are not scaled alike");
+    metric.mass_[static_cast<std::size_t>(b)] = 1 / (translation * translation);
+    metric.rotational_[static_cast<std::size_t>(b)] = Mat3::Identity() * (rotation * rotation);
+  }
+  return metric;
+}
+
 namespace {
 
 /// X <- M^-1 X block by block (X: a matrix or a vector with nv rows); in 2D M is diagonal.
 template <class Matrix>
-void applyInverseMass(const Model& model, const std::vector<Mat3>& rotational, const VecX& planar_diagonal, Matrix& X) {
+void applyInverseMass(const Model& model, const std::vector<Scalar>& mass, const std::vector<Mat3>& rotational,
+                      const VecX& planar_diagonal, Matrix& X) {
   if (X.size() == 0) return;  // (no constraint rows: Eigen's blocks of an empty matrix offset a null pointer)
   const int nvb = model.vPerBody();
   if (nvb == 3) {
@@ -74,7 +98,7 @@ void applyInverseMass(const Model& model, const std::vector<Mat3>& rotational, c
     return;
   }
   for (int b = 0; b < model.nb(); ++b) {
-    const Scalar inverse_mass = 1 / model.bodies()[static_cast<std::size_t>(b)].mass;
+    const Scalar inverse_mass = 1 / mass[static_cast<std::size_t>(b)];
     const Mat3& J = rotational[static_cast<std::size_t>(b)];
     const int o = b * nvb;
     X.middleRows(o, 3) *= inverse_mass;
@@ -87,15 +111,19 @@ void applyInverseMass(const Model& model, const std::vector<Mat3>& rotational, c
 
 }  // namespace
 
-void InverseMass::apply(const Model& model, MatX& X) const { applyInverseMass(model, rotational_, planar_diagonal_, X); }
+void InverseMass::apply(const Model& model, MatX& X) const { applyInverseMass(model, mass_, rotational_, planar_diagonal_, X); }
 
 void InverseMass::applyToBody(const Model& model, BodyIndex b, Eigen::Ref<MatX> X) const {
   if (X.cols() == 0) return;
   if (model.dimension() == 2) {
-    X = planar_diagonal_.segment<3>(3 * b).asDiagonal() * X;
+    const Scalar* d = planar_diagonal_.data() + 3 * b;
+    for (Eigen::Index c = 0; c < X.cols(); ++c) {
+      Scalar* x = X.col(c).data();
+      for (int k = 0; k < 3; ++k) x[k] = d[k] * x[k];
+    }
     return;
   }
-  X.topRows<3>() /= model.bodies()[static_cast<std::size_t>(b)].mass;
+  X.topRows<3>() /= mass_[static_cast<std::size_t>(b)];
   const Mat3& J = rotational_[static_cast<std::size_t>(b)];
   for (Eigen::Index c = 0; c < X.cols(); ++c) {
     const Vec3 turned = J * X.block<3, 1>(3, c);
@@ -103,7 +131,7 @@ void InverseMass::applyToBody(const Model& model, BodyIndex b, Eigen::Ref<MatX> 
   }
 }
 
-void InverseMass::apply(const Model& model, VecX& x) const { applyInverseMass(model, rotational_, planar_diagonal_, x); }
+void InverseMass::apply(const Model& model, VecX& x) const { applyInverseMass(model, mass_, rotational_, planar_diagonal_, x); }
 
 void appliedForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc) {
   F.setZero(model.nv());

@@ -98,6 +98,23 @@ void PivotedLdlt::factorize(Scalar threshold, Scalar regular_ratio) {
 void PivotedLdlt::solveInPlace(Eigen::Ref<VecX> r) const {
   const auto n = G_.rows();
   if (n == 0) return;
+  if (regular_) {  // (P = I and every pivot nonzero: the same operations, fewer copies)
+    work_ = r;
+    Scalar* x = work_.data();
+    const Scalar* l = G_.data();
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const Eigen::Index end = end_[static_cast<std::size_t>(k)];
+      const Scalar xk = x[k];
+      for (Eigen::Index i = k + 1; i < end; ++i) x[i] -= xk * l[i + k * n];
+    }
+    for (Eigen::Index k = 0; k < n; ++k) x[k] /= D_(k);
+    for (Eigen::Index k = n - 1; k >= 0; --k) {
+      const Eigen::Index below = end_[static_cast<std::size_t>(k)] - k - 1;
+      x[k] -= G_.col(k).segment(k + 1, below).dot(work_.segment(k + 1, below));
+    }
+    r = work_;
+    return;
+  }
   // G = P^T L D L^T P: r <- P^T L^-T D^+ L^-1 P r, D^+ zero on the zero pivots
   for (Eigen::Index k = 0; k < n; ++k) work_(k) = r(perm_[static_cast<std::size_t>(k)]);
   for (Eigen::Index k = 0; k < n; ++k) {

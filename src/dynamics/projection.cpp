@@ -19,13 +19,86 @@ using ConstMapMat = Eigen::Map<const MatX>;
 }  // namespace
 
 ProjectionFormulation::ProjectionFormulation(const Model& model, int rank, bool continuation)
-    : n_(model.nv()), r_(rank), f_(model.nv() - rank), continuation_(continuation) {
+    : n_(model.nv()),
+      r_(rank),
+      f_(model.nv() - rank),
+      continuation_(continuation),
+      scleronomic_(model.drivers().empty()),
+      unit_metric_(InverseMass::scaledIdentity(model, constraintScaling(model))) {
   LOOPDYN_CHECK(rank >= 0 && rank <= model.nv(), "projection: rank ", rank, " out of range");
+}
+
+void ProjectionFormulation::keepIndependentRows(const TangentFactorization& tf) {
+  independent_rows_.assign(tf.K.begin(), tf.K.begin() + tf.r);
+  std::sort(independent_rows_.begin(), independent_rows_.end());
+}
+
+bool ProjectionFormulation::evaluateOnGram(const Model& model, DynamicsWorkspace& ws, State& x,
+                                           Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du, const Evaluation& how) const {
+  // (see the header: Q1 R11^-T y = A_K^T G_K^-1 y; in velocity units, with the metric
+  // diag(col)^2 in place of M^-1, A_K^T G_K^-1 y = diag(col)^-1 (diag(col)^2 C_r^T G_K^-1 y))
+  const VecX& S = ws.scaling.col;
+  const VecX& row = ws.scaling.row;
+  const ConstMapMat T(u.data(), n_, f_);
+  TS_ = S.asDiagonal() * T;
+  x.v.noalias() = TS_ * u.tail(f_);  // eq. (11b) with b = 0: v~ = T u
+  evaluateConstraintsAndRates(model, ws.kin, x);
+  tangent_gram_.compute(model, ws.kin, ws.scaling, unit_metric_, independent_rows_);
+  if (tangent_gram_.rank() != tangent_gram_.rows() || tangent_gram_.pivotRatio() < kTangentGramRatio) return false;
+  massMatrix(model, ws.kin.motion, ws.M);
+  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+  ws.Gamma = ws.kin.Gamma;
+  if (baumgarte.beta != 0) ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
+  // the particular acceleration diag(col) Q1 p'' (eq. (10)), in velocity units
+  ws.w.resize(r_);
+  for (int k = 0; k < r_; ++k) {
+    const int i = independent_rows_[static_cast<std::size_t>(k)];
+    ws.w(k) = -row(i) * ws.Gamma(i);
+  }
+  tangent_gram_.solveInPlace(ws.w);
+  ws.a.setZero(n_);
+  tangent_gram_.subtractInverseMassRowsTransposedTimes(ws.w, ws.a);
+  // eq. (11a): (T^T M~ T) u_dot' = T^T (F~ - M~ Q1 p'')
+  Ma_.noalias() = ws.M * ws.a;
+  ws.r = ws.F - Ma_;
+  rhs_u_.noalias() = TS_.transpose() * ws.r;
+  TtM_.noalias() = TS_.transpose() * ws.M;
+  Mt_.noalias() = TtM_ * TS_;
+  mt_llt_.compute(Mt_);
+  if (mt_llt_.info() != Eigen::Success) return false;
+  mt_llt_.solveInPlace(rhs_u_);
+  ws.a.noalias() += TS_ * rhs_u_;
+  du.tail(f_) = rhs_u_;
+  // continuation (*): T_dot = -A_K^T G_K^-1 (A_dot T)_K, column by column, A_dot T = diag(row)
+  // C_dot diag(col) T
+  Eigen::Map<MatX> Tdot(du.data(), n_, f_);
+  for (int j = 0; j < f_; ++j) {
+    for (int k = 0; k < r_; ++k) {
+      const int i = independent_rows_[static_cast<std::size_t>(k)];
+      ws.w(k) = row(i) * ws.kin.C_rate.row(i).dot(TS_.col(j));
+    }
+    tangent_gram_.solveInPlace(ws.w);
+    ws.dq.setZero(n_);
+    tangent_gram_.subtractInverseMassRowsTransposedTimes(ws.w, ws.dq);
+    Tdot.col(j) = ws.dq.cwiseQuotient(S);
+  }
+  if (how.multipliers) {
+    ws.r = ws.F;
+    ws.r.noalias() -= ws.M * ws.a;
+    leastNormMultipliers(model, ws, ws.r);
+  }
+  return true;
 }
 
 std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
                                             Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
                                             const Evaluation& how) const {
+  // away from singular configurations, in a mechanism without drivers: on G_K (see the header)
+  if (!how.project && scleronomic_ && f_ > 0 && r_ > 0 && static_cast<int>(independent_rows_.size()) == r_ &&
+      evaluateOnGram(model, ws, x, u, du, how)) {
+    ++gram_evaluations_;
+    return {};
+  }
   const auto qdot = u.tail(f_);
   const VecX& S = ws.scaling.col;
   const VecX& row = ws.scaling.row;
@@ -56,9 +129,12 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   tf.solveTransposedInPlace(p2_);
   TS_ = S.asDiagonal() * T;
   tf.q1Times(p2_, at_);                         // beta'' (scaled)
-  ws.r = ws.F - ws.M * S.cwiseProduct(at_);      // F - M S beta''
+  ws.a = S.cwiseProduct(at_);
+  Ma_.noalias() = ws.M * ws.a;
+  ws.r = ws.F - Ma_;                             // F - M S beta''
   rhs_u_.noalias() = TS_.transpose() * ws.r;
-  Mt_.noalias() = TS_.transpose() * ws.M * TS_;
+  TtM_.noalias() = TS_.transpose() * ws.M;
+  Mt_.noalias() = TtM_ * TS_;
   if (f_ > 0) {  // (a fully driven mechanism has no tangent basis: nothing to solve or continue)
     mt_llt_.compute(Mt_);
     if (mt_llt_.info() != Eigen::Success) return "the projected mass matrix T^T M T is not positive definite";
@@ -72,13 +148,13 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   // closest basis at every evaluation anyway and its stored value is kept (X only for the drivers)
   du.tail(f_) = rhs_u_;
   const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
-  const auto rateTimes = [&](MatX& AdotT) {  // A_dot T = diag(row) C_dot diag(col) T
+  continuationRates(tf, p1_, frozen, n_, f_, [&](MatX& AdotT) {  // A_dot T = diag(row) C_dot diag(col) T
     AdotT.noalias() = ws.kin.C_rate * TS_;
     AdotT = row.asDiagonal() * AdotT;
-  };
-  continuationRates(tf, p1_, frozen, n_, f_, rateTimes, AdotT_, X_, du);
+  }, AdotT_, X_, du);
   if (how.multipliers) {
-    ws.r = ws.F - ws.M * ws.a;
+    ws.r = ws.F;
+    ws.r.noalias() -= ws.M * ws.a;
     leastNormMultipliers(model, ws, ws.r);
   }
   return {};
@@ -118,6 +194,7 @@ std::string ProjectionFormulation::start(const Model& model, DynamicsWorkspace& 
   Eigen::Map<MatX> T(u.data(), n_, f_);
   const VecX vt = ws.scaling.col.cwiseInverse().cwiseProduct(x.v);
   start_event_.clear();
+  keepIndependentRows(tf);
   if (ratio >= kSingularRatio) {
     T = tf.fullQ().rightCols(f_);
   } else {
@@ -157,27 +234,10 @@ Formulation::StepOutcome ProjectionFormulation::afterStep(const Model& model, Dy
   StepOutcome outcome;
   evaluateConstraints(model, ws.kin, x);
   ws.tangent.compute(ws.kin, ws.scaling, r_);
+  keepIndependentRows(ws.tangent);
   outcome.restart = rebaseTangentBasis(ws.tangent, step, continuation_, n_, f_, u);
   resets_ += outcome.restart;
   return outcome;
-}
-
-void continuationRates(const TangentFactorization& tf, const VecX& p1, bool frozen, int n, int f,
-                       const std::function<void(MatX& AdotT)>& rateTimes, MatX& AdotT, MatX& X, Eigen::Ref<VecX> du) {
-  const bool driven = p1.size() > 0 && p1.cwiseAbs().maxCoeff() > 0;
-  if (f > 0 && (!frozen || driven)) {
-    rateTimes(AdotT);
-    tf.pivotedRows(AdotT, X);
-    tf.solveTransposedInPlace(X);
-    du.tail(f).noalias() -= X.transpose() * p1;
-  }
-  if (frozen || f == 0)
-    du.head(n * f).setZero();
-  else {
-    Eigen::Map<MatX> Tdot(du.data(), n, f);
-    tf.q1Times(X, Tdot);
-    Tdot = -Tdot;
-  }
 }
 
 bool rebaseTangentBasis(const TangentFactorization& tf, const Formulation::Step& step, bool continuation, int n, int f,

@@ -94,7 +94,8 @@ TEST(Allocation, DcaForwardDynamicsAllocatesNothing) {
 
 // The right-hand sides as the simulation calls them (Formulation::evaluate) at the assembled state:
 // absolute lagrange, plain and on the constraints (projected), elimination (its rows chosen by QR,
-// as `simulate --method elimination` builds it), and the DCA and HDCA in joint coordinates.
+// as `simulate --method elimination` builds it), projection, and the DCA and HDCA in joint
+// coordinates.
 TEST(Allocation, RightHandSidesAllocateNothing) {
   for (const char* name : {"double_four_bar", "four_bar_spatial", "mobile_robot", "spatial_parallelogram",
                            "modified_2x2_four_bar"}) {
@@ -127,6 +128,19 @@ TEST(Allocation, RightHandSidesAllocateNothing) {
               }),
               0)
         << name << ", elimination";
+    // projection (continuation on): its products on G_K where the mechanism has no drivers, else
+    // the QR (projection.hpp)
+    choice.method = "projection";
+    const BuiltFormulation projection = buildFormulation(model, x, choice);
+    ASSERT_TRUE(projection.formulation) << name << ": " << projection.problem;
+    VecX up(projection.formulation->velocityStateSize(model)), dup(up.size());
+    ASSERT_EQ(projection.formulation->start(model, ws, x, up), "") << name;
+    EXPECT_EQ(allocationsOf([&] {
+                xs = x;
+                projection.formulation->evaluate(model, ws, xs, up, dup, Evaluation{});
+              }),
+              0)
+        << name << ", projection";
     const DcaFormulation dca(model);
     State xd = x;
     dca.tree().relativeState(x, xd.q_r, xd.v_r);

@@ -8,6 +8,7 @@
 
 #include "loopdyn/common/types.hpp"
 #include "loopdyn/kinematics/state.hpp"
+#include "loopdyn/kinematics/scaling.hpp"
 #include "loopdyn/model/model.hpp"
 
 namespace loopdyn {
@@ -25,6 +26,11 @@ class InverseMass {
  public:
   /// Updates the rotational blocks to the orientations in `motion` (per body).
   void update(const Model& model, const std::vector<BodyMotion>& motion);
+  /// The metric in which the dimensionless velocities v~ = diag(col)^-1 v (kinematics/scaling.hpp)
+  /// are orthonormal, used in place of M^-1: diag(col)^2, constant (the QR projection's Gram
+  /// matrix A A^T = C_r diag(col)^2 C_r^T, projection.hpp). Needs each body's translational
+  /// columns equally scaled, and its rotational ones (as constraintScaling makes them).
+  static InverseMass scaledIdentity(const Model& model, const ConstraintScaling& scaling);
   /// X <- M^-1 X for X with nv rows (any number of columns).
   void apply(const Model& model, MatX& X) const;
   void apply(const Model& model, VecX& x) const;
@@ -32,6 +38,7 @@ class InverseMass {
   void applyToBody(const Model& model, BodyIndex b, Eigen::Ref<MatX> X) const;
 
  private:
+  std::vector<Scalar> mass_;      ///< m per body (the metric's translational part is 1 / m)
   std::vector<Mat3> rotational_;  ///< I_W^-1 per body (2D: (2, 2) only)
   VecX planar_diagonal_;          ///< 2D: M^-1's diagonal (1/m, 1/m, 1/I_zz per body)
 };
