@@ -33,28 +33,29 @@ template <class RowOf>
 void KineticGram::gatherRows(const Model& model, const KinematicsWorkspace& kin, const ConstraintScaling& scaling,
                              RowOf row_of) {
   const int D = model.vPerBody();
-  const Eigen::Index stride = kin.C.rows();  // (C is column-major: C(i, j) = c[i + j stride])
-  const Scalar* c = kin.C.data();
-  Scalar* ct = Ct_.data();
   for (int b = 0; b < model.nb(); ++b) {
     const std::vector<int>& touching = body_rows_[static_cast<std::size_t>(b)];
-    Scalar* column = ct + static_cast<Eigen::Index>(block_offset_[static_cast<std::size_t>(b)]) * D;
-    for (const int k : touching) {
-      const int row = row_of(k);
-      const Scalar scale = scaling.row(row);
-      const Scalar* entry = c + row + static_cast<Eigen::Index>(b) * D * stride;
-      for (int j = 0; j < D; ++j) column[j] = scale * entry[j * stride];
-      column += D;
+    for (std::size_t x = 0; x < touching.size(); ++x) {
+      const int row = row_of(touching[x]);
+      Ct_.col(block_offset_[static_cast<std::size_t>(b)] + static_cast<Eigen::Index>(x)) =
+          scaling.row(row) * kin.C.row(row).segment(b * D, D).transpose();
     }
   }
 }
 
 void KineticGram::factorize(const Model& model, const InverseMass& inverse_mass) {
   const int rows = this->rows();
-  MinvCt_ = Ct_;
-  for (int b = 0; b < model.nb(); ++b) {
-    const auto offset = block_offset_[static_cast<std::size_t>(b)];
-    inverse_mass.applyToBody(model, b, MinvCt_.middleCols(offset, block_offset_[static_cast<std::size_t>(b) + 1] - offset));
+  if (model.dimension() == 2) {  // (M_b^-1 diagonal: each entry times its own)
+    const Scalar* d = inverse_mass.planarDiagonal().data();
+    for (int b = 0; b < model.nb(); ++b)
+      for (int c = block_offset_[static_cast<std::size_t>(b)]; c < block_offset_[static_cast<std::size_t>(b) + 1]; ++c)
+        for (int k = 0; k < 3; ++k) MinvCt_(k, c) = d[3 * b + k] * Ct_(k, c);
+  } else {
+    MinvCt_ = Ct_;
+    for (int b = 0; b < model.nb(); ++b) {
+      const auto offset = block_offset_[static_cast<std::size_t>(b)];
+      inverse_mass.applyToBody(model, b, MinvCt_.middleCols(offset, block_offset_[static_cast<std::size_t>(b) + 1] - offset));
+    }
   }
   sparse_ = rows >= kSparseGramRows &&
             (model.dimension() == 2 ? computeSparse<3>(model, rows) : computeSparse<6>(model, rows));
@@ -62,24 +63,30 @@ void KineticGram::factorize(const Model& model, const InverseMass& inverse_mass)
   // G = sum over bodies of C_r[:, b] M_b^-1 C_r[:, b]^T: M is block-diagonal by bodies and a row
   // of C touches at most two bodies, so only the rows touching body b meet there
   ldlt_.matrix().setZero(rows, rows);
-  for (int b = 0; b < model.nb(); ++b) {
-    if (model.dimension() == 2) addBodyBlocks<3>(b);
-    else addBodyBlocks<6>(b);
-  }
+  if (model.dimension() == 2) addBodyBlocks<3>();
+  else addBodyBlocks<6>();
   ldlt_.factorize(kGramPivotThreshold, kRegularPivotRatio);
 }
 
 template <int D>
-void KineticGram::addBodyBlocks(int body) {
-  const std::vector<int>& touching = body_rows_[static_cast<std::size_t>(body)];
-  const Eigen::Index offset = block_offset_[static_cast<std::size_t>(body)];
-  for (std::size_t x = 0; x < touching.size(); ++x) {
-    const Eigen::Matrix<Scalar, D, 1> column = Ct_.col(offset + static_cast<Eigen::Index>(x)).template head<D>();
-    for (std::size_t y = 0; y <= x; ++y) {
-      const Scalar g = column.dot(MinvCt_.col(offset + static_cast<Eigen::Index>(y)).template head<D>());
-      ldlt_.matrix()(touching[x], touching[y]) += g;
-      if (y != x) ldlt_.matrix()(touching[y], touching[x]) += g;
+void KineticGram::addBodyBlocks() {
+  using Column = Eigen::Map<const Eigen::Matrix<Scalar, D, 1>>;
+  Scalar* g = ldlt_.matrix().data();
+  const Scalar* ct = Ct_.data();
+  const Scalar* minv_ct = MinvCt_.data();
+  for (const GramTerm& term : gram_terms_) {
+    const Scalar* a = ct + D * term.x;
+    const Scalar* b = minv_ct + D * term.y;
+    // (in 2D the sum in the order Eigen's dot of two 3-vectors takes: the same bits)
+    Scalar value;
+    if constexpr (D == 3) {
+      value = (a[0] * b[0] + a[1] * b[1]) + a[2] * b[2];
+    } else {
+      const Eigen::Matrix<Scalar, D, 1> column = Column(a);
+      value = column.dot(Column(b));
     }
+    g[term.lower] += value;
+    if (term.upper >= 0) g[term.upper] += value;
   }
 }
 
@@ -138,6 +145,19 @@ void KineticGram::findBodyRows(const Model& model) {
   block_offset_.assign(1, 0);
   for (const std::vector<int>& r : body_rows_) block_offset_.push_back(block_offset_.back() + static_cast<int>(r.size()));
   Ct_.resize(model.vPerBody(), block_offset_.back());
+  // G's terms body by body (the order addBodyBlocks adds them in): rows x >= y touching body b meet
+  // in G(row x, row y) and its mirror
+  gram_terms_.clear();
+  const int rows = this->rows();
+  for (std::size_t b = 0; b < body_rows_.size(); ++b) {
+    const std::vector<int>& touching = body_rows_[b];
+    for (std::size_t x = 0; x < touching.size(); ++x)
+      for (std::size_t y = 0; y <= x; ++y) {
+        const int tx = touching[x], ty = touching[y];
+        gram_terms_.push_back({block_offset_[b] + static_cast<int>(x), block_offset_[b] + static_cast<int>(y),
+                               tx + ty * rows, x == y ? -1 : ty + tx * rows});
+      }
+  }
   MinvCt_.resize(Ct_.rows(), Ct_.cols());
   sparse_rows_ = -1;  // (the sparse pattern follows the rows)
 }

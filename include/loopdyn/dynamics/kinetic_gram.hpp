@@ -91,9 +91,9 @@ class KineticGram {
   bool sparse() const { return sparse_; }
 
  private:
-  /// Adds body `body`'s part of G (D velocity coordinates a body).
+  /// Adds every body's part of G (D velocity coordinates a body), term by term (gram_terms_).
   template <int D>
-  void addBodyBlocks(int body);
+  void addBodyBlocks();
   /// Ct_ (C_r^T by bodies) from kin.C: G's row k is C's row row_of(k), scaled by its row scale.
   template <class RowOf>
   void gatherRows(const Model& model, const KinematicsWorkspace& kin, const ConstraintScaling& scaling, RowOf row_of);
@@ -118,6 +118,13 @@ class KineticGram {
   enum class Selection { None, First, Listed } selection_ = Selection::None;
   PivotedLdlt ldlt_;  ///< G and its factors (dense path)
   std::vector<std::vector<int>> body_rows_;  ///< per body, G's rows that can touch it (ascending)
+  /// One term of G's dense assembly: Ct_ column x (a row on a body) times M_b^-1 C_r column y (a
+  /// row on the same body), added to G's entry at `lower` (column-major) and at its mirror `upper`
+  /// (-1 on the diagonal); body by body, as findBodyRows lists them.
+  struct GramTerm {
+    int x, y, lower, upper;
+  };
+  std::vector<GramTerm> gram_terms_;
   // the sparse path
   using SparseMatrix = Eigen::SparseMatrix<Scalar>;
   bool sparse_ = false;

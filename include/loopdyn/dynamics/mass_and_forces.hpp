@@ -36,6 +36,8 @@ class InverseMass {
   void apply(const Model& model, VecX& x) const;
   /// X <- M_b^-1 X for body b's block of M (X: Model::vPerBody() rows, any number of columns).
   void applyToBody(const Model& model, BodyIndex b, Eigen::Ref<MatX> X) const;
+  /// 2D: M^-1's diagonal (1/m, 1/m, 1/J per body; nv entries).
+  const VecX& planarDiagonal() const { return planar_diagonal_; }
 
  private:
   std::vector<Scalar> mass_;      ///< m per body (the metric's translational part is 1 / m)

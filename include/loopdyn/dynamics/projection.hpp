@@ -40,7 +40,7 @@
 ///   Q1 R11^-T y = A_K^T G_K^-1 y,
 /// so in a mechanism without drivers (b = 0, v~ = T u without C) one evaluation of the constraints
 /// and their rates at (q, T u), and the sparse LDL^T of G_K (kinetic_gram.hpp with the metric
-/// diag(col)^2 for M^-1) give the same right-hand side: 58k -> 30k instructions on the IFToMM
+/// diag(col)^2 for M^-1) give the same right-hand side: 58k -> 28k instructions on the IFToMM
 /// double four-bar, whose QR alone was 21k. K are the independent rows of the last QR (at the
 /// last step end: the QR still decides the rank, K, the tangent basis and its re-orthogonalisation
 /// after every step). G_K squares A_K's condition number, so this is used only while G_K's
