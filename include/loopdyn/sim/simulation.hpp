@@ -121,6 +121,9 @@ struct SimulationResult {
   ode::Statistics statistics;
   long projections = 0;
   long projections_postponed = 0;  ///< projections that did not converge next to a singular configuration
+  /// accepted steps after which the integrator restarted (a projection of the state, or the
+  /// formulation rewriting its variables: projection's basis)
+  long restarts = 0;
   long samples = 0;
   double wall_seconds = 0;
   State final_state;
