@@ -31,6 +31,19 @@ void put(const BasicVec3Jet<R>& v, int count, std::span<BasicJet<R>> out) {
   for (int i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = v[i];
 }
 
+/// put(a - b, count, out) without forming a - b: the same differences, component by component.
+template <bool R>
+void putDifference(const BasicVec3Jet<R>& a, const BasicVec3Jet<R>& b, int count, std::span<BasicJet<R>> out) {
+  for (int i = 0; i < count; ++i) {
+    BasicJet<R>& o = out[static_cast<std::size_t>(i)];
+    o.val = a.val(i) - b.val(i);
+    o.grad = a.grad.row(i) - b.grad.row(i);
+    o.dot = a.dot(i) - b.dot(i);
+    o.ddot = a.ddot(i) - b.ddot(i);
+    if constexpr (R) o.grad_rate = a.grad_rate.row(i) - b.grad_rate.row(i);
+  }
+}
+
 template <bool R>
 BasicJet<R> timeJet(const Profile& profile, Scalar t) {
   const ProfileValue f = profile.evaluate(t);
@@ -57,18 +70,18 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
     return;
   }
   const FrameJets<R> f2 = frameJets<R>(m2, 1, joint.second);
-  // the markers' separation: d from the first to the second, gap = -d (formed where used)
+  // the markers' separation: d from the first to the second (formed where used); the gap -d is
+  // written straight into the rows (putDifference)
   const auto d = [&] { return f2.p - f1.p; };
-  const auto gap = [&] { return f1.p - f2.p; };
   if (dimension == 2) {
     switch (joint.type) {
-      case JointType::Revolute: put(gap(), 2, out); return;
+      case JointType::Revolute: putDifference(f1.p, f2.p, 2, out); return;
       case JointType::Prismatic:
         out[0] = dot(f1.y(), d());
         out[1] = dot(f1.x(), f2.y());
         return;
       case JointType::Fixed:
-        put(gap(), 2, out);
+        putDifference(f1.p, f2.p, 2, out);
         out[2] = dot(f1.x(), f2.y());
         return;
       case JointType::Distance: break;
@@ -76,10 +89,10 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
     }
   }
   switch (joint.type) {
-    case JointType::Spherical: put(gap(), 3, out); return;
+    case JointType::Spherical: putDifference(f1.p, f2.p, 3, out); return;
     case JointType::Revolute: {
       const BasicVec3Jet<R> z1 = f1.z();
-      put(gap(), 3, out);
+      putDifference(f1.p, f2.p, 3, out);
       out[3] = dot(z1, f2.y());
       out[4] = dot(z1, f2.x());
       return;
@@ -95,7 +108,7 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
       return;
     }
     case JointType::Universal:
-      put(gap(), 3, out);
+      putDifference(f1.p, f2.p, 3, out);
       out[3] = dot(f1.z(), f2.z());
       return;
     case JointType::Planar: {
@@ -107,7 +120,7 @@ void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, con
     }
     case JointType::Fixed: {
       const BasicVec3Jet<R> z1 = f1.z(), y2 = f2.y();
-      put(gap(), 3, out);
+      putDifference(f1.p, f2.p, 3, out);
       out[3] = dot(z1, y2);
       out[4] = dot(z1, f2.x());
       out[5] = dot(f1.x(), y2);
