@@ -83,8 +83,8 @@ bool ProjectionFormulation::evaluateOnGram(const Model& model, DynamicsWorkspace
     Tdot.col(j) = ws.dq.cwiseQuotient(S);
   }
   if (how.multipliers) {
-    ws.r = ws.F;
-    ws.r.noalias() -= ws.M * ws.a;
+    Ma_.noalias() = ws.M * ws.a;
+    ws.r = ws.F - Ma_;
     leastNormMultipliers(model, ws, ws.r);
   }
   return true;
@@ -153,8 +153,8 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
     AdotT = row.asDiagonal() * AdotT;
   }, AdotT_, X_, du);
   if (how.multipliers) {
-    ws.r = ws.F;
-    ws.r.noalias() -= ws.M * ws.a;
+    Ma_.noalias() = ws.M * ws.a;
+    ws.r = ws.F - Ma_;
     leastNormMultipliers(model, ws, ws.r);
   }
   return {};
