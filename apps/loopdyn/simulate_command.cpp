@@ -114,10 +114,18 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
 
   // The * marks: the uniqueness analysis at the initial state and near it on the motion (QR
   // decides; paper 001, eq. (27)): what is unique only at the initial configuration is marked.
-  KinematicsWorkspace kin(model);
-  UniquenessOptions uniqueness_options;
-  uniqueness_options.methods = {UniquenessMethod::QR};
-  const UniquenessReport flags = analyzeReactionUniquenessNear(model, kin, x0, uniqueness_options);
+  // Only where something reads them, the reaction columns or the report: on the A02 ladder of 64
+  // loops it was 41 % of a short run's instructions (dense QRs of the 386-row C).
+  const bool reactions_written = options.reactions != "none" || !options.report_path.empty();
+  UniquenessReport flags;
+  if (reactions_written) {
+    KinematicsWorkspace kin(model);
+    UniquenessOptions uniqueness_options;
+    uniqueness_options.methods = {UniquenessMethod::QR};
+    flags = analyzeReactionUniquenessNear(model, kin, x0, uniqueness_options);
+  } else {
+    flags.pairs.resize(model.pairs().size());  // (no reaction column reads them)
+  }
   ColumnOptions column_options;
   column_options.world_reactions = options.reactions == "all" || options.reactions == "world";
   column_options.joint_reactions = options.reactions == "all" || options.reactions == "joint";
