@@ -62,13 +62,19 @@ void KineticGram::factorize(const Model& model, const InverseMass& inverse_mass)
   if (sparse_) return;
   // G = sum over bodies of C_r[:, b] M_b^-1 C_r[:, b]^T: M is block-diagonal by bodies and a row
   // of C touches at most two bodies, so only the rows touching body b meet there
+  // (the elimination without pivoting reads G's lower triangle alone; where it fails, the
+  // pivoted one takes G again, whole)
   ldlt_.matrix().setZero(rows, rows);
-  if (model.dimension() == 2) addBodyBlocks<3>();
-  else addBodyBlocks<6>();
-  ldlt_.factorize(kGramPivotThreshold, kRegularPivotRatio);
+  if (model.dimension() == 2) addBodyBlocks<3, false>();
+  else addBodyBlocks<6, false>();
+  if (ldlt_.factorizeRegular(kRegularPivotRatio)) return;
+  ldlt_.matrix().setZero(rows, rows);
+  if (model.dimension() == 2) addBodyBlocks<3, true>();
+  else addBodyBlocks<6, true>();
+  ldlt_.factorize(kGramPivotThreshold);
 }
 
-template <int D>
+template <int D, bool Upper>
 void KineticGram::addBodyBlocks() {
   using Column = Eigen::Map<const Eigen::Matrix<Scalar, D, 1>>;
   Scalar* g = ldlt_.matrix().data();
@@ -86,7 +92,7 @@ void KineticGram::addBodyBlocks() {
       value = column.dot(Column(b));
     }
     g[term.lower] += value;
-    if (term.upper >= 0) g[term.upper] += value;
+    if (Upper && term.upper >= 0) g[term.upper] += value;
   }
 }
 
@@ -158,6 +164,9 @@ void KineticGram::findBodyRows(const Model& model) {
                                tx + ty * rows, x == y ? -1 : ty + tx * rows});
       }
   }
+  std::vector<Eigen::Index> entries;
+  for (const GramTerm& term : gram_terms_) entries.push_back(term.lower);
+  ldlt_.setPattern(rows, entries);
   MinvCt_.resize(Ct_.rows(), Ct_.cols());
   sparse_rows_ = -1;  // (the sparse pattern follows the rows)
 }

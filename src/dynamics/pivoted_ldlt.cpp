@@ -7,12 +7,42 @@
 
 namespace loopdyn {
 
+void PivotedLdlt::setPattern(Eigen::Index n, std::span<const Eigen::Index> entries) {
+  std::vector<char> nonzero(static_cast<std::size_t>(n * n), 0);
+  for (const Eigen::Index e : entries) nonzero[static_cast<std::size_t>(e)] = 1;
+  eliminateSymbolically(n, nonzero);
+}
+
+void PivotedLdlt::eliminateSymbolically(Eigen::Index n, std::vector<char>& nonzero) {
+  // L(i, k) can be nonzero where G(i, k) is, or where L(i, j) and L(k, j) both are for some j < k
+  // (the Schur complement's update fills it in)
+  start_.assign(static_cast<std::size_t>(n) + 1, 0);
+  nonzero_.clear();
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const auto first = nonzero_.size();
+    for (Eigen::Index i = k + 1; i < n; ++i)
+      if (nonzero[static_cast<std::size_t>(i + k * n)]) nonzero_.push_back(static_cast<int>(i));
+    for (std::size_t a = first; a < nonzero_.size(); ++a)
+      for (std::size_t b = a; b < nonzero_.size(); ++b)
+        nonzero[static_cast<std::size_t>(nonzero_[b] + nonzero_[a] * n)] = 1;
+    start_[static_cast<std::size_t>(k) + 1] = static_cast<int>(nonzero_.size());
+  }
+  pattern_size_ = n;
+}
+
 bool PivotedLdlt::factorizeRegular(Scalar ratio) {
   const auto n = G_.rows();
+  perm_.resize(static_cast<std::size_t>(n));
+  end_.resize(static_cast<std::size_t>(n));
+  D_.resize(n);
+  work_.resize(n);
   Scalar* g = G_.data();  // column-major: G(i, j) = g[i + j n]; the lower triangle only
-  work_ = G_.diagonal();  // (kept to restore G where this fails)
   Scalar largest = 0, smallest = std::numeric_limits<Scalar>::infinity();
   bool positive = true;
+  if (pattern_size_ != n) {  // no pattern given for this size: every entry may be nonzero
+    std::vector<char> dense(static_cast<std::size_t>(n * n), 1);
+    eliminateSymbolically(n, dense);
+  }
   for (Eigen::Index k = 0; k < n; ++k) {
     const Scalar d = g[k + k * n];
     largest = std::max(largest, d);
@@ -22,42 +52,39 @@ bool PivotedLdlt::factorizeRegular(Scalar ratio) {
     if (!positive) break;
     D_(k) = d;
     Scalar* lk = g + k * n;
-    // G is sparse (rows on different bodies do not couple), and so is L in the rows' order: the
-    // column's entries end at its last nonzero, and zero entries update nothing
-    Eigen::Index end = n;
-    while (end > k + 1 && lk[end - 1] == 0) --end;
-    end_[static_cast<std::size_t>(k)] = static_cast<int>(end);
-    for (Eigen::Index i = k + 1; i < end; ++i) lk[i] /= d;
+    // only the entries of L's pattern can be nonzero (setPattern); zero ones would update nothing
+    const int first = start_[static_cast<std::size_t>(k)], count = start_[static_cast<std::size_t>(k) + 1];
+    for (int a = first; a < count; ++a) lk[nonzero_[static_cast<std::size_t>(a)]] /= d;
+    // (the solves stop each column at its last nonzero)
+    int last = count;
+    while (last > first && lk[nonzero_[static_cast<std::size_t>(last) - 1]] == 0) --last;
+    end_[static_cast<std::size_t>(k)] = last > first ? nonzero_[static_cast<std::size_t>(last) - 1] + 1 : static_cast<int>(k) + 1;
     // the Schur complement's lower triangle: G(i, j) -= d l_j l_i for i >= j > k
-    for (Eigen::Index j = k + 1; j < end; ++j) {
-      if (lk[j] == 0) continue;
+    for (int a = first; a < count; ++a) {
+      const Eigen::Index j = nonzero_[static_cast<std::size_t>(a)];
       const Scalar dl = d * lk[j];
       Scalar* gj = g + j * n;
-      for (Eigen::Index i = j; i < end; ++i) gj[i] -= dl * lk[i];
+      for (int b = a; b < count; ++b) {
+        const Eigen::Index i = nonzero_[static_cast<std::size_t>(b)];
+        gj[i] -= dl * lk[i];
+      }
     }
   }
-  if (positive) {
-    std::iota(perm_.begin(), perm_.end(), 0);
-    rank_ = static_cast<int>(n);
-    pivot_ratio_ = n > 0 ? smallest / largest : 1;
-    return true;
-  }
-  // G as filled, from its untouched upper triangle and the diagonal kept
-  for (Eigen::Index j = 0; j < n; ++j) {
-    g[j + j * n] = work_(j);
-    for (Eigen::Index i = j + 1; i < n; ++i) g[i + j * n] = g[j + i * n];
-  }
-  return false;
+  regular_ = positive;
+  if (!positive) return false;
+  std::iota(perm_.begin(), perm_.end(), 0);
+  rank_ = static_cast<int>(n);
+  pivot_ratio_ = n > 0 ? smallest / largest : 1;
+  return true;
 }
 
-void PivotedLdlt::factorize(Scalar threshold, Scalar regular_ratio) {
+void PivotedLdlt::factorize(Scalar threshold) {
   const auto n = G_.rows();
   perm_.resize(static_cast<std::size_t>(n));
   end_.resize(static_cast<std::size_t>(n));
   D_.resize(n);
   work_.resize(n);
-  regular_ = regular_ratio > 0 && factorizeRegular(regular_ratio);
-  if (regular_) return;
+  regular_ = false;
   std::iota(perm_.begin(), perm_.end(), 0);
   std::fill(end_.begin(), end_.end(), static_cast<int>(n));
   D_.setZero(n);
@@ -103,9 +130,12 @@ void PivotedLdlt::solveInPlace(Eigen::Ref<VecX> r) const {
     Scalar* x = work_.data();
     const Scalar* l = G_.data();
     for (Eigen::Index k = 0; k < n; ++k) {
-      const Eigen::Index end = end_[static_cast<std::size_t>(k)];
       const Scalar xk = x[k];
-      for (Eigen::Index i = k + 1; i < end; ++i) x[i] -= xk * l[i + k * n];
+      const Scalar* lk = l + k * n;
+      for (int a = start_[static_cast<std::size_t>(k)]; a < start_[static_cast<std::size_t>(k) + 1]; ++a) {
+        const int i = nonzero_[static_cast<std::size_t>(a)];
+        x[i] -= xk * lk[i];
+      }
     }
     for (Eigen::Index k = 0; k < n; ++k) x[k] /= D_(k);
     for (Eigen::Index k = n - 1; k >= 0; --k) {

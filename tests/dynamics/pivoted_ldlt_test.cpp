@@ -1,8 +1,8 @@
 // The LDL^T of symmetric positive semidefinite matrices (pivoted_ldlt.hpp): with and without the
 // first attempt in the given order. Where G's rows are independent that attempt is kept and solves
 // G w = r; where they are not (dependent rows anywhere in the order, or a pivot ratio below the
-// one asked for) the pivoted factorisation decides on G exactly as filled: the same factors, bit
-// for bit, as without the attempt.
+// one asked for) it says so, and the pivoted factorisation of G filled again decides: the same
+// factors, bit for bit, as without the attempt.
 
 #include <gtest/gtest.h>
 
@@ -34,10 +34,15 @@ MatX randomMatrix(std::mt19937& rng, int rows, int columns) {
   return A;
 }
 
-/// The solution of G w = r from a factorisation of G.
+/// The solution of G w = r from a factorisation of G: with regular_ratio > 0 first attempted in
+/// the given order, and where that fails G filled again and factorised with pivoting (the kinetic
+/// Gram matrix's protocol).
 VecX solved(PivotedLdlt& ldlt, const MatX& G, const VecX& r, Scalar regular_ratio) {
   ldlt.matrix() = G;
-  ldlt.factorize(kThreshold, regular_ratio);
+  if (!(regular_ratio > 0 && ldlt.factorizeRegular(regular_ratio))) {
+    ldlt.matrix() = G;
+    ldlt.factorize(kThreshold);
+  }
   VecX w = r;
   ldlt.solveInPlace(w);
   return w;
@@ -62,14 +67,29 @@ TEST(PivotedLdlt, IndependentRowsAreFactorisedInTheirOrder) {
   }
 }
 
+/// The column-major positions i + j n (i >= j) of G = A A^T's entries that can be nonzero: rows
+/// i and j of A share a nonzero column.
+std::vector<Eigen::Index> gramPattern(const MatX& A) {
+  std::vector<Eigen::Index> entries;
+  const Eigen::Index n = A.rows();
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = j; i < n; ++i)
+      if (((A.row(i).array() != 0) && (A.row(j).array() != 0)).any()) entries.push_back(i + j * n);
+  return entries;
+}
+
 // Sparse G, as a kinetic Gram matrix is (rows on different bodies do not couple): the elimination
-// in the rows' order skips L's zero entries and ends each column at its last nonzero; it must
-// still solve G w = r like the dense pivoted factorisation. A has rows of 2 x 3 nonzero columns
-// (a joint's rows on its two bodies) on a chain of bodies, with the rows shuffled so that the
-// zero pattern of L (fill-in included) is irregular. Tolerance as above.
+// in the rows' order, given G's pattern, scales and updates only the entries of L that pattern and
+// its fill-in allow; it must solve G w = r like the dense pivoted factorisation, and give the same
+// bits as the same elimination without a pattern (a zero entry updates nothing). A has rows of 2 x
+// 3 nonzero columns (a joint's rows on its two bodies) on a chain of bodies, with the rows
+// shuffled so that the zero pattern of L (fill-in included) is irregular. Tolerance as above.
+// Dropping one of G's off-diagonal entries from the pattern must change the solution (the pattern
+// is read).
 TEST(PivotedLdlt, SparseRowsAreFactorisedLikeDenseOnes) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<Scalar> u(-1, 1);
+  int changed_by_a_wrong_pattern = 0;
   for (int trial = 0; trial < 20; ++trial) {
     const int bodies = 2 + trial % 6, n = 2 * (bodies - 1) + 1;
     MatX A = MatX::Zero(n, 3 * bodies);
@@ -82,13 +102,25 @@ TEST(PivotedLdlt, SparseRowsAreFactorisedLikeDenseOnes) {
     }
     const MatX G = gramOf(A);
     const VecX r = randomMatrix(rng, n, 1);
-    PivotedLdlt ldlt;
+    PivotedLdlt ldlt, without_pattern;
+    std::vector<Eigen::Index> pattern = gramPattern(A);
+    ldlt.setPattern(n, pattern);
     const VecX w = solved(ldlt, G, r, kRatio);
     EXPECT_TRUE(ldlt.regular()) << "trial " << trial;
     EXPECT_LE((G * w - r).norm(), 1e-10 * G.norm() * w.norm()) << "trial " << trial;
+    EXPECT_EQ(w, solved(without_pattern, G, r, kRatio)) << "trial " << trial;
     const VecX pivoted = solved(ldlt, G, r, 0);
     EXPECT_LE((w - pivoted).norm(), 1e-10 * pivoted.norm()) << "trial " << trial;
+    // (the pattern as given: off-diagonal entries are those with i != j)
+    const auto off = std::find_if(pattern.begin(), pattern.end(), [n](Eigen::Index e) { return e % n != e / n; });
+    if (off != pattern.end()) {
+      pattern.erase(off);
+      PivotedLdlt wrong;
+      wrong.setPattern(n, pattern);
+      if (solved(wrong, G, r, kRatio) != w) ++changed_by_a_wrong_pattern;
+    }
   }
+  EXPECT_EQ(changed_by_a_wrong_pattern, 20);
 }
 
 TEST(PivotedLdlt, DependentRowsLeaveTheDecisionToThePivotedFactorisation) {
@@ -118,7 +150,7 @@ TEST(PivotedLdlt, DependentRowsLeaveTheDecisionToThePivotedFactorisation) {
     EXPECT_FALSE(attempted.regular()) << "n = " << n;
     EXPECT_LT(attempted.rank(), n);
     EXPECT_EQ(attempted.rank(), pivoted.rank());
-    // the same factorisation of the same matrix: G restored exactly where the attempt failed
+    // the same factorisation of the same matrix, filled again where the attempt failed
     EXPECT_EQ(attempted.pivotRatio(), pivoted.pivotRatio()) << "n = " << n;
     EXPECT_EQ(w, w_pivoted) << "n = " << n;
     EXPECT_LE((G * w - r).norm(), 1e-9 * G.norm() * w.norm()) << "n = " << n;

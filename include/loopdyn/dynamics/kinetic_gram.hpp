@@ -91,8 +91,9 @@ class KineticGram {
   bool sparse() const { return sparse_; }
 
  private:
-  /// Adds every body's part of G (D velocity coordinates a body), term by term (gram_terms_).
-  template <int D>
+  /// Adds every body's part of G (D velocity coordinates a body), term by term (gram_terms_), to
+  /// its lower triangle, and with Upper to the upper one as well.
+  template <int D, bool Upper>
   void addBodyBlocks();
   /// Ct_ (C_r^T by bodies) from kin.C: G's row k is C's row row_of(k), scaled by its row scale.
   template <class RowOf>
