@@ -19,33 +19,30 @@ KinematicsWorkspace::KinematicsWorkspace(const Model& model)
 namespace {
 
 /// Writes one equation's jet into row `row` of C, b, Gamma (and Phi for holonomic rows; C_rate
-/// for a RateJet).
-template <bool R>
-void scatter(const Model& model, KinematicsWorkspace& ws, int row, const BasicJet<R>& jet, BodyIndex b1, BodyIndex b2,
-             bool holonomic) {
-  const int dim = model.dimension();
-  const int nvb = model.vPerBody();
-  // velocity columns of a jet slot used by this dimension: 2D (vx, vy, wz); 3D all six
-  static constexpr std::array<int, 3> planar_cols{0, 1, 5};
+/// for a rate jet): the jet's columns of each body are that body's velocity columns.
+template <int D, bool R>
+void scatter(KinematicsWorkspace& ws, int row, const BasicJet<R, D>& jet, BodyIndex b1, BodyIndex b2, bool holonomic) {
+  constexpr int nvb = kJetBodyColumns<D>;
   Scalar grad_dot_v = 0;
   const std::array<BodyIndex, 2> bodies{b1, b2};
+  const Eigen::Index stride = ws.C.outerStride();
   for (int slot = 0; slot < 2; ++slot) {
     const BodyIndex body = bodies[static_cast<std::size_t>(slot)];
     if (body == kGround) continue;
     const BodyMotion& m = ws.motion[static_cast<std::size_t>(body)];
+    const Scalar velocity[6] = {m.v.x(), m.v.y(), D == 2 ? m.w.z() : m.v.z(), m.w.x(), m.w.y(), m.w.z()};
     // (overwritten: C keeps its zeros elsewhere; both markers on one body add up)
     const bool same_body = slot == 1 && body == b1;
+    Scalar* c_row = &ws.C(row, body * nvb);
     for (int k = 0; k < nvb; ++k) {
-      const int jet_col = 6 * slot + (dim == 2 ? planar_cols[static_cast<std::size_t>(k)] : k);
-      const Scalar g = jet.grad(jet_col);
-      if (same_body) ws.C(row, body * nvb + k) += g;
-      else ws.C(row, body * nvb + k) = g;
+      const Scalar g = jet.grad(nvb * slot + k);
+      if (same_body) c_row[k * stride] += g;
+      else c_row[k * stride] = g;
       if constexpr (R) {
-        if (same_body) ws.C_rate(row, body * nvb + k) += jet.grad_rate(jet_col);
-        else ws.C_rate(row, body * nvb + k) = jet.grad_rate(jet_col);
+        if (same_body) ws.C_rate(row, body * nvb + k) += jet.grad_rate(nvb * slot + k);
+        else ws.C_rate(row, body * nvb + k) = jet.grad_rate(nvb * slot + k);
       }
-      const int c = jet_col - 6 * slot;
-      grad_dot_v += g * (c < 3 ? m.v(c) : m.w(c - 3));
+      grad_dot_v += g * velocity[k];
     }
   }
   ws.b(row) = holonomic ? jet.dot - grad_dot_v : 0;
@@ -53,30 +50,36 @@ void scatter(const Model& model, KinematicsWorkspace& ws, int row, const BasicJe
   if (holonomic) ws.Phi(row) = jet.val;
 }
 
+template <int D, bool R>
+void evaluateIn(const Model& model, KinematicsWorkspace& ws, const State& x) {
+  for (int body = 0; body < model.nb(); ++body)
+    ws.motion[static_cast<std::size_t>(body)] = bodyMotion(model, x.q, x.v, body);
+  std::array<BasicJet<R, D>, 6> jets;
+  for (const Joint& joint : model.joints()) {
+    const std::span<BasicJet<R, D>> out(jets.data(), static_cast<std::size_t>(joint.rows));
+    jointEquations<R, D>(joint, motionOf(ws.motion, joint.first.body), motionOf(ws.motion, joint.second.body), out);
+    const bool holonomic = !isNonholonomic(joint.type);
+    for (int k = 0; k < joint.rows; ++k)
+      scatter<D>(ws, joint.row + k, out[static_cast<std::size_t>(k)], joint.first.body, joint.second.body, holonomic);
+  }
+  for (const Driver& driver : model.drivers()) {
+    const BasicJet<R, D> jet =
+        driverEquation<R, D>(driver, motionOf(ws.motion, driver.first.body), motionOf(ws.motion, driver.second.body), x.t);
+    scatter<D>(ws, driver.row, jet, driver.first.body, driver.second.body, true);
+  }
+}
+
 template <bool R>
 void evaluate(const Model& model, KinematicsWorkspace& ws, const State& x) {
   checkStateSize(model, x);
-  for (int body = 0; body < model.nb(); ++body)
-    ws.motion[static_cast<std::size_t>(body)] = bodyMotion(model, x.q, x.v, body);
   // C keeps its zeros between evaluations: only a row's entries on its bodies change, and scatter
   // overwrites those (zeroing all of C was O(rows x nv), 18 MB a call on a 256-loop ladder)
   if (ws.C.rows() != model.nc() || ws.C.cols() != model.nv()) ws.C.setZero(model.nc(), model.nv());
   if constexpr (R) {
     if (ws.C_rate.rows() != model.nc() || ws.C_rate.cols() != model.nv()) ws.C_rate.setZero(model.nc(), model.nv());
   }
-  std::array<BasicJet<R>, 6> jets;
-  for (const Joint& joint : model.joints()) {
-    const std::span<BasicJet<R>> out(jets.data(), static_cast<std::size_t>(joint.rows));
-    jointEquations(model.dimension(), joint, motionOf(ws.motion, joint.first.body), motionOf(ws.motion, joint.second.body), out);
-    const bool holonomic = !isNonholonomic(joint.type);
-    for (int k = 0; k < joint.rows; ++k)
-      scatter(model, ws, joint.row + k, out[static_cast<std::size_t>(k)], joint.first.body, joint.second.body, holonomic);
-  }
-  for (const Driver& driver : model.drivers()) {
-    const BasicJet<R> jet = driverEquation<R>(model, driver, motionOf(ws.motion, driver.first.body),
-                                              motionOf(ws.motion, driver.second.body), x.t);
-    scatter(model, ws, driver.row, jet, driver.first.body, driver.second.body, true);
-  }
+  if (model.dimension() == 2) evaluateIn<2, R>(model, ws, x);
+  else evaluateIn<3, R>(model, ws, x);
 }
 
 }  // namespace

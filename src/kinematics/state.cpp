@@ -9,13 +9,13 @@ State initialState(const Model& model) {
   return State{0, model.initialPositions(), model.initialVelocities(), {}, {}};
 }
 
-const BodyMotion& motionOf(const std::vector<BodyMotion>& motion, BodyIndex b) {
+const BodyMotion& groundMotion() {
   static const BodyMotion ground = [] {
     BodyMotion m;
     m.ground = true;
     return m;
   }();
-  return b == kGround ? ground : motion[static_cast<std::size_t>(b)];
+  return ground;
 }
 
 BodyMotion bodyMotion(const Model& model, const VecX& q, const VecX& v, BodyIndex b) {

@@ -29,13 +29,21 @@
 
 namespace loopdyn {
 
-/// Jets of a joint's equations, in row order; out.size() must equal joint.rows.
-/// For nonholonomic pairs, val is 0 and grad is the row of Psi. Jet or RateJet (jet.hpp).
+/// Jets of a joint's equations, in row order, for a model of dimension D (planar or spatial
+/// jets, jet.hpp); out.size() must equal joint.rows. For nonholonomic pairs, val is 0 and grad is
+/// the row of Psi. Without or with rates.
+template <bool Rates, int D>
+void jointEquations(const Joint& joint, const BodyMotion& m1, const BodyMotion& m2, std::span<BasicJet<Rates, D>> out);
+
+/// Jet of a driver's equation at time t, in a model of dimension D.
+template <bool Rates, int D>
+BasicJet<Rates, D> driverEquation(const Driver& driver, const BodyMotion& m1, const BodyMotion& m2, Scalar t);
+
+/// The same as spatial jets (12 columns) whatever the model's dimension (planar ones widened):
+/// the form the divide-and-conquer formulations read.
 template <bool Rates>
 void jointEquations(int dimension, const Joint& joint, const BodyMotion& m1, const BodyMotion& m2,
                     std::span<BasicJet<Rates>> out);
-
-/// Jet of a driver's equation at time t.
 template <bool Rates = false>
 BasicJet<Rates> driverEquation(const Model& model, const Driver& driver, const BodyMotion& m1, const BodyMotion& m2,
                                Scalar t);

@@ -29,8 +29,13 @@ struct BodyMotion {
   bool ground = false;
 };
 
+/// The fixed frame at rest (ground's motion).
+const BodyMotion& groundMotion();
+
 /// motion[b], or the fixed frame at rest for kGround.
-const BodyMotion& motionOf(const std::vector<BodyMotion>& motion, BodyIndex b);
+inline const BodyMotion& motionOf(const std::vector<BodyMotion>& motion, BodyIndex b) {
+  return b == kGround ? groundMotion() : motion[static_cast<std::size_t>(b)];
+}
 
 /// The state written in the model file (approximate positions, prescribed velocities).
 State initialState(const Model& model);
