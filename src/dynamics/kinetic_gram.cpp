@@ -62,16 +62,25 @@ void KineticGram::factorize(const Model& model, const InverseMass& inverse_mass)
   if (sparse_) return;
   // G = sum over bodies of C_r[:, b] M_b^-1 C_r[:, b]^T: M is block-diagonal by bodies and a row
   // of C touches at most two bodies, so only the rows touching body b meet there
-  // (the elimination without pivoting reads G's lower triangle alone; where it fails, the
-  // pivoted one takes G again, whole)
+  // The elimination without pivoting reads G's lower triangle alone, the pivoted one the whole:
+  // while the rows were independent the last time the lower triangle is filled (and where this
+  // attempt fails, G again, whole); where they were not (redundant rows, or near a singular
+  // configuration), the whole, which the failed attempt restores.
+  const bool whole = !last_regular_;
   ldlt_.matrix().setZero(rows, rows);
-  if (model.dimension() == 2) addBodyBlocks<3, false>();
-  else addBodyBlocks<6, false>();
-  if (ldlt_.factorizeRegular(kRegularPivotRatio)) return;
-  ldlt_.matrix().setZero(rows, rows);
-  if (model.dimension() == 2) addBodyBlocks<3, true>();
-  else addBodyBlocks<6, true>();
+  addBodyBlocks(model, whole);
+  last_regular_ = ldlt_.factorizeRegular(kRegularPivotRatio, whole);
+  if (last_regular_) return;
+  if (!whole) {
+    ldlt_.matrix().setZero(rows, rows);
+    addBodyBlocks(model, true);
+  }
   ldlt_.factorize(kGramPivotThreshold);
+}
+
+void KineticGram::addBodyBlocks(const Model& model, bool whole) {
+  if (model.dimension() == 2) whole ? addBodyBlocks<3, true>() : addBodyBlocks<3, false>();
+  else whole ? addBodyBlocks<6, true>() : addBodyBlocks<6, false>();
 }
 
 template <int D, bool Upper>

@@ -30,13 +30,14 @@ void PivotedLdlt::eliminateSymbolically(Eigen::Index n, std::vector<char>& nonze
   pattern_size_ = n;
 }
 
-bool PivotedLdlt::factorizeRegular(Scalar ratio) {
+bool PivotedLdlt::factorizeRegular(Scalar ratio, bool whole) {
   const auto n = G_.rows();
   perm_.resize(static_cast<std::size_t>(n));
   end_.resize(static_cast<std::size_t>(n));
   D_.resize(n);
   work_.resize(n);
   Scalar* g = G_.data();  // column-major: G(i, j) = g[i + j n]; the lower triangle only
+  if (whole) work_ = G_.diagonal();  // (kept to restore G where this fails)
   Scalar largest = 0, smallest = std::numeric_limits<Scalar>::infinity();
   bool positive = true;
   if (pattern_size_ != n) {  // no pattern given for this size: every entry may be nonzero
@@ -71,7 +72,15 @@ bool PivotedLdlt::factorizeRegular(Scalar ratio) {
     }
   }
   regular_ = positive;
-  if (!positive) return false;
+  if (!positive) {
+    // G as filled, from its untouched upper triangle and the diagonal kept
+    if (whole)
+      for (Eigen::Index j = 0; j < n; ++j) {
+        g[j + j * n] = work_(j);
+        for (Eigen::Index i = j + 1; i < n; ++i) g[i + j * n] = g[j + i * n];
+      }
+    return false;
+  }
   std::iota(perm_.begin(), perm_.end(), 0);
   rank_ = static_cast<int>(n);
   pivot_ratio_ = n > 0 ? smallest / largest : 1;

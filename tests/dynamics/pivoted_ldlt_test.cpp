@@ -154,6 +154,15 @@ TEST(PivotedLdlt, DependentRowsLeaveTheDecisionToThePivotedFactorisation) {
     EXPECT_EQ(attempted.pivotRatio(), pivoted.pivotRatio()) << "n = " << n;
     EXPECT_EQ(w, w_pivoted) << "n = " << n;
     EXPECT_LE((G * w - r).norm(), 1e-9 * G.norm() * w.norm()) << "n = " << n;
+    // G filled whole: the failed attempt restores it, and the pivoted factorisation follows at once
+    PivotedLdlt restored;
+    restored.matrix() = G;
+    EXPECT_FALSE(restored.factorizeRegular(kRatio, true));
+    EXPECT_EQ(restored.matrix(), G) << "n = " << n;
+    restored.factorize(kThreshold);
+    VecX w_restored = r;
+    restored.solveInPlace(w_restored);
+    EXPECT_EQ(w_restored, w_pivoted) << "n = " << n;
   }
 }
 

@@ -95,6 +95,7 @@ class KineticGram {
   /// its lower triangle, and with Upper to the upper one as well.
   template <int D, bool Upper>
   void addBodyBlocks();
+  void addBodyBlocks(const Model& model, bool upper);
   /// Ct_ (C_r^T by bodies) from kin.C: G's row k is C's row row_of(k), scaled by its row scale.
   template <class RowOf>
   void gatherRows(const Model& model, const KinematicsWorkspace& kin, const ConstraintScaling& scaling, RowOf row_of);
@@ -126,6 +127,7 @@ class KineticGram {
     int x, y, lower, upper;
   };
   std::vector<GramTerm> gram_terms_;
+  bool last_regular_ = true;  ///< the last dense factorisation kept the elimination without pivoting
   // the sparse path
   using SparseMatrix = Eigen::SparseMatrix<Scalar>;
   bool sparse_ = false;

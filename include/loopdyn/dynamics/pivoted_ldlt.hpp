@@ -19,8 +19,9 @@
 /// definite matrix is backward stable without pivoting, Golub & Van Loan sect. 4.2.3) and succeeds
 /// where every pivot is at least `ratio` of the largest. Dependent or nearly dependent rows give a
 /// pivot below that (d_k = 1 / (G_11..kk^-1)_kk, at rounding level for a dependent row whatever
-/// the order), and the caller fills G again for the pivoted factorisation above to decide (the
-/// kinetic Gram matrix fills only the lower triangle for the first attempt).
+/// the order), and the pivoted factorisation above decides on G as filled (restored from its upper
+/// triangle, or filled again: the kinetic Gram matrix fills only the lower triangle while its
+/// rows were independent the last time, and the whole where they were not).
 /// That elimination also uses G's sparsity (rows on different bodies do not couple): given the
 /// entries of G that may be nonzero (setPattern), the symbolic elimination lists those of L, and
 /// only they are scaled and update the Schur complement (zero ones would update nothing: the same
@@ -45,9 +46,10 @@ class PivotedLdlt {
   /// Factorises matrix() in place with diagonal pivoting (matrix() filled whole, symmetric).
   void factorize(Scalar threshold);
   /// Factorises matrix() in place in the given order, reading its lower triangle alone (see the
-  /// header): true where every pivot is at least `ratio` of the largest; otherwise matrix() is
-  /// left overwritten, and the caller fills it again for factorize.
-  bool factorizeRegular(Scalar ratio);
+  /// header): true where every pivot is at least `ratio` of the largest. Where it fails, matrix()
+  /// is restored for factorize if it was filled `whole` (symmetric: restored from the untouched
+  /// upper triangle), and otherwise left overwritten for the caller to fill again.
+  bool factorizeRegular(Scalar ratio, bool whole = false);
   /// r <- w with G w = r, zero along zero pivots.
   void solveInPlace(Eigen::Ref<VecX> r) const;
 
