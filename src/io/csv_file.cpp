@@ -107,7 +107,8 @@ void CsvFile::writeRow(const std::vector<double>& row) {
   char buffer[32];
   for (std::size_t k = 0; k < row.size(); ++k) {
     if (k > 0) line_ += ',';
-    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, row[k]);
+    // (+ 0: a zero is written 0 whatever its sign -- the sign of a zero is rounding's, not data)
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, row[k] + 0.0);
     line_.append(buffer, ec == std::errc{} ? end : buffer);
   }
   line_ += '\n';

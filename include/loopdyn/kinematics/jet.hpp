@@ -167,10 +167,11 @@ BasicJet<R, D> sqrt(const BasicJet<R, D>& a) {
 }
 
 /// w x u for the angular velocity w of a body: in the plane (w along z, u in the plane), the
-/// in-plane components of the spatial cross product, (-w_z u_y, w_z u_x).
+/// in-plane components of the spatial cross product, (0 - w_z u_y, w_z u_x) (as the spatial one
+/// forms them: at rest +0, not -0).
 template <int D>
 JetVec<D> turned(const BodyMotion& m, const JetVec<D>& u) {
-  if constexpr (D == 2) return JetVec<2>(-(m.w.z() * u.y()), m.w.z() * u.x());
+  if constexpr (D == 2) return JetVec<2>(0.0 - m.w.z() * u.y(), m.w.z() * u.x());
   else return m.w.cross(u);
 }
 
