@@ -57,7 +57,7 @@ DynamicsWorkspace::DynamicsWorkspace(const Model& model)
       a(VecX::Zero(model.nv())),
       lambda(VecX::Zero(model.nc())),
       scaling(constraintScaling(model)),
-      kin_shifted(model) {}
+      kin_rates(model) {}
 
 namespace {
 

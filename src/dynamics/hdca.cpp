@@ -104,14 +104,6 @@ HamiltonianDca::HamiltonianDca(const Model& model, const TreeKinematics& tree)
     link.model = &tree.joint(b);
     link.q_offset = tl.q_offset;
     link.v_offset = tl.v_offset;
-    if (tl.joint < 0) {
-      link.second.body = b;  // a floating body: ground's origin to the body's
-    } else {
-      const Joint& joint = model.joints()[static_cast<std::size_t>(tl.joint)];
-      link.first = joint.first;
-      link.second = joint.second;
-    }
-    link.frame1_body = link.first.body;
   }
   const auto& connections = dca_.connections();
   cut_terms_.clear();
@@ -125,38 +117,7 @@ HamiltonianDca::HamiltonianDca(const Model& model, const TreeKinematics& tree)
 
 void HamiltonianDca::linkAxes(const Model& model, const State& x, const std::vector<BodyMotion>& motion, bool rates) {
   dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
-    const Link& link = links_[static_cast<std::size_t>(b)];
-    LinkAxes& a = axes_[static_cast<std::size_t>(b)];
-    // frame 1 (on the parent, or on the child for a joint traversed backwards) and frame 2's origin
-    const BodyMotion& m1 = motionOf(motion, link.frame1_body);
-    const Vec3 arm1 = m1.R * link.first.position;
-    a.R1 = m1.R * link.first.orientation;
-    const Scalar* q = x.q_r.data() + link.q_offset;
-    const Vec3 p = a.R1 * link.model->pose(q).p;
-    a.o2 = m1.r + arm1 + p;
-    a.S_local = link.model->motionSubspace(q);
-    a.sign = link.frame1_body == b ? -1 : 1;  // backwards: the child moves by -S u
-    const int nv = link.model->nv();
-    a.S.resize(6, nv);
-    MotionSubspace S_rate;
-    Vec3 o2_dot = Vec3::Zero();
-    if (rates) {
-      const Scalar* u = x.v_r.data() + link.v_offset;
-      S_rate = link.model->motionSubspaceRate(q, u);
-      const Vec6 twist = a.S_local * Eigen::Map<const VecX>(u, nv);
-      o2_dot = m1.v + m1.w.cross(arm1) + m1.w.cross(p) + a.R1 * twist.head<3>();
-      a.S_dot.resize(6, nv);
-    }
-    // the column of u_j: frame 2 moves by R1 S_j relative to frame 1, at o2; about the world
-    // origin [s_v + o2 x s_w; s_w], and its rate with R1' = [w1 x] R1 and o2's velocity
-    for (int j = 0; j < nv; ++j) {
-      const Vec3 s_v = a.R1 * a.S_local.col(j).head<3>(), s_w = a.R1 * a.S_local.col(j).tail<3>();
-      a.S.col(j) << a.sign * (s_v + a.o2.cross(s_w)), a.sign * s_w;
-      if (!rates) continue;
-      const Vec3 s_w_dot = m1.w.cross(s_w) + a.R1 * S_rate.col(j).tail<3>();
-      const Vec3 s_v_dot = m1.w.cross(s_v) + a.R1 * S_rate.col(j).head<3>();
-      a.S_dot.col(j) << a.sign * (s_v_dot + o2_dot.cross(s_w) + a.o2.cross(s_w_dot)), a.sign * s_w_dot;
-    }
+    tree_.linkAxes(b, x.q_r, rates ? &x.v_r : nullptr, motion, axes_[static_cast<std::size_t>(b)]);
   });
 }
 

@@ -42,23 +42,21 @@ void RelativeProjectionFormulation::factorizeAt(const Model& model, DynamicsWork
 }
 
 void RelativeProjectionFormulation::constraintRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x,
-                                                        Scalar speed, MatX& AdotT) const {
+                                                        MatX& AdotT) const {
+  // A' T~ = diag(row) (C' J + C J') T~ along the motion (T~ = diag(col_r) T): C' from the
+  // equations' rate jets, J' from the tree joints' axes and their rates -- exact, where it was a
+  // central difference of two shifted evaluations
   const std::vector<int>& rows = equations_.rows;
   const auto k = static_cast<Eigen::Index>(rows.size());
-  AdotT.setZero(k, f_);
-  if (!(speed > 0)) return;
-  const Scalar e = kJacobianRateStep * model.characteristicLength() / speed;
-  VecX q_shifted;
-  for (const Scalar sign : {1.0, -1.0}) {
-    tree_.integrate(x.q_r, x.v_r, sign * e, q_shifted);
-    tree_.absolutePositions(q_shifted, x.t + sign * e, x_shifted_);
-    x_shifted_.v = x.v;
-    evaluateConstraints(model, ws.kin_shifted, x_shifted_);
-    tree_.jacobian(q_shifted, J_shifted_);
-    for (Eigen::Index i = 0; i < k; ++i)
-      AdotT.row(i).noalias() += (sign / (2 * e)) * (ws.kin_shifted.C.row(rows[static_cast<std::size_t>(i)]) * J_shifted_) * TS_;
+  evaluateConstraintsAndRates(model, ws.kin_rates, x);
+  tree_.jacobianTimes(x.q_r, x.v_r, ws.kin_rates.motion, TS_, JT_, JdotT_);
+  AdotT.resize(k, f_);
+  for (Eigen::Index i = 0; i < k; ++i) {
+    const int row = rows[static_cast<std::size_t>(i)];
+    AdotT.row(i).noalias() = ws.kin_rates.C_rate.row(row) * JT_;
+    AdotT.row(i).noalias() += ws.kin_rates.C.row(row) * JdotT_;
+    AdotT.row(i) *= ws.scaling.row(row);
   }
-  for (Eigen::Index i = 0; i < k; ++i) AdotT.row(i) *= ws.scaling.row(rows[static_cast<std::size_t>(i)]);
 }
 
 void RelativeProjectionFormulation::velocitiesFrom(const DynamicsWorkspace& ws, Eigen::Ref<const MatX> T,
@@ -140,7 +138,7 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
   du.tail(f_) = w_rate;
   const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
   continuationRates(
-      tf, p1_, frozen, n_, f_, [&](MatX& AdotT) { constraintRateTimes(model, ws, x, vt_.norm(), AdotT); }, AdotT_, X_, du);
+      tf, p1_, frozen, n_, f_, [&](MatX& AdotT) { constraintRateTimes(model, ws, x, AdotT); }, AdotT_, X_, du);
   if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
   if (how.multipliers) {
     ws.r = ws.F;

@@ -268,6 +268,81 @@ void TreeKinematics::jacobian(const VecX& q_r, MatX& J) const {
   }
 }
 
+void TreeKinematics::linkAxes(BodyIndex b, const VecX& q_r, const VecX* v_r, const std::vector<BodyMotion>& motion,
+                              LinkAxes& a) const {
+  const Link& link = links_[static_cast<std::size_t>(b)];
+  // frame 1 (on the parent, or on the child for a joint traversed backwards) and frame 2's origin
+  const BodyMotion& m1 = motionOf(motion, link.first.body);
+  const Vec3 arm1 = m1.R * link.first.position;
+  a.R1 = m1.R * link.first.orientation;
+  const Scalar* q = q_r.data() + link.q_offset;
+  const Vec3 p = a.R1 * link.model.pose(q).p;
+  a.o2 = m1.r + arm1 + p;
+  a.S_local = link.model.motionSubspace(q);
+  a.sign = link.reversed ? -1 : 1;  // backwards: the child moves by -S u
+  const int nv = link.model.nv();
+  a.S.resize(6, nv);
+  MotionSubspace S_rate;
+  Vec3 o2_dot = Vec3::Zero();
+  if (v_r) {
+    const Scalar* u = v_r->data() + link.v_offset;
+    S_rate = link.model.motionSubspaceRate(q, u);
+    const Vec6 twist = a.S_local * Eigen::Map<const VecX>(u, nv);
+    o2_dot = m1.v + m1.w.cross(arm1) + m1.w.cross(p) + a.R1 * twist.head<3>();
+    a.S_dot.resize(6, nv);
+  }
+  // the column of u_j: frame 2 moves by R1 S_j relative to frame 1, at o2; about the world
+  // origin [s_v + o2 x s_w; s_w], and its rate with R1' = [w1 x] R1 and o2's velocity
+  for (int j = 0; j < nv; ++j) {
+    const Vec3 s_v = a.R1 * a.S_local.col(j).head<3>(), s_w = a.R1 * a.S_local.col(j).tail<3>();
+    a.S.col(j) << a.sign * (s_v + a.o2.cross(s_w)), a.sign * s_w;
+    if (!v_r) continue;
+    const Vec3 s_w_dot = m1.w.cross(s_w) + a.R1 * S_rate.col(j).tail<3>();
+    const Vec3 s_v_dot = m1.w.cross(s_v) + a.R1 * S_rate.col(j).head<3>();
+    a.S_dot.col(j) << a.sign * (s_v_dot + o2_dot.cross(s_w) + a.o2.cross(s_w_dot)), a.sign * s_w_dot;
+  }
+}
+
+void TreeKinematics::jacobianTimes(const VecX& q_r, const VecX& v_r, const std::vector<BodyMotion>& motion,
+                                   Eigen::Ref<const MatX> W, MatX& JW, MatX& JdotW) const {
+  const auto k = W.cols();
+  const int nvb = model_.vPerBody();
+  JW.resize(model_.nv(), k);
+  JdotW.resize(model_.nv(), k);
+  std::vector<LinkAxes> axes(links_.size());
+  for (BodyIndex b = 0; b < model_.nb(); ++b) linkAxes(b, q_r, &v_r, motion, axes[static_cast<std::size_t>(b)]);
+  // each body's twist about the world origin, xi = sum of S u over the joints from ground to it,
+  // and its rate; the body's columns: the velocity of its origin r, xi_v + xi_w x r, and xi_w,
+  // whose rate adds xi_w x r' (r' = the origin's velocity in `motion`)
+  std::vector<Vec6> xi(links_.size()), xi_dot(links_.size());
+  for (Eigen::Index c = 0; c < k; ++c) {
+    for (const BodyIndex b : model_.topology().order) {
+      const Link& link = links_[static_cast<std::size_t>(b)];
+      const LinkAxes& a = axes[static_cast<std::size_t>(b)];
+      const auto u = W.col(c).segment(link.v_offset, link.model.nv());
+      Vec6& x = xi[static_cast<std::size_t>(b)];
+      Vec6& x_dot = xi_dot[static_cast<std::size_t>(b)];
+      x = a.S * u;
+      x_dot = a.S_dot * u;
+      if (link.parent != kGround) {
+        x += xi[static_cast<std::size_t>(link.parent)];
+        x_dot += xi_dot[static_cast<std::size_t>(link.parent)];
+      }
+      const BodyMotion& m = motion[static_cast<std::size_t>(b)];
+      const Vec3 v = x.head<3>() + x.tail<3>().cross(m.r);
+      const Vec3 v_dot = x_dot.head<3>() + x_dot.tail<3>().cross(m.r) + x.tail<3>().cross(m.v);
+      const Eigen::Index o = static_cast<Eigen::Index>(b) * nvb;
+      if (nvb == 3) {
+        JW.col(c).segment<3>(o) << v.x(), v.y(), x(5);
+        JdotW.col(c).segment<3>(o) << v_dot.x(), v_dot.y(), x_dot(5);
+      } else {
+        JW.col(c).segment<6>(o) << v, x.tail<3>();
+        JdotW.col(c).segment<6>(o) << v_dot, x_dot.tail<3>();
+      }
+    }
+  }
+}
+
 void TreeKinematics::relativeState(const State& x, VecX& q_r, VecX& v_r, const VecX* reference) const {
   checkStateSize(model_, x);
   LOOPDYN_CHECK(reference == nullptr || reference->size() == nq_, "reference: expected ", nq_, " entries");

@@ -132,6 +132,52 @@ TEST(TreeKinematics, BodyAccelerationsAreJTimesJointAccelerationsPlusJdotVAndGiv
   }
 }
 
+TEST(TreeKinematics, JacobianRateTimesColumnsIsTheRateOfJAlongTheMotion) {
+  // J W and J' W (jacobianTimes, from the joints' world axes) against the dense J W (to rounding)
+  // and against central differences of J along q (+) t v: O(h^2) ~ 1e-9 for entries of size ~1,
+  // as above. W random (every joint type, both traversal directions, 2D and 3D), and W = v,
+  // where J' v is the bias of the accelerations (another route to the same rate).
+  std::mt19937 rng(23);
+  const Scalar h = 1e-5;
+  int checked = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    test::RandomMechanismOptions options;
+    options.bodies = 2 + trial % 5;
+    options.loop_closures = 1 + trial % 2;
+    const int dimension = trial % 2 == 0 ? 2 : 3;
+    const Model model = compile(test::randomMechanismSpec(dimension, rng, options));
+    const TreeKinematics tree(model);
+    VecX q, v, unused;
+    test::randomJointState(model, tree, rng, q, v);
+    MatX W(v.size(), 3);
+    for (Eigen::Index c = 0; c < W.cols(); ++c) {
+      VecX w;
+      test::randomJointState(model, tree, rng, unused, w);
+      W.col(c) = w;
+    }
+    W.col(2) = v;
+    State x;
+    tree.absoluteState(q, v, 0, x);
+    std::vector<BodyMotion> motion(static_cast<std::size_t>(model.nb()));
+    for (BodyIndex b = 0; b < model.nb(); ++b) motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+    MatX JW, JdotW, J, Jp, Jm;
+    tree.jacobianTimes(q, v, motion, W, JW, JdotW);
+    tree.jacobian(q, J);
+    EXPECT_LT(test::maxAbs(JW - J * W), 1e-12 * (1 + test::maxAbs(J * W))) << "trial " << trial;
+    VecX qp, qm;
+    tree.integrate(q, v, h, qp);
+    tree.integrate(q, v, -h, qm);
+    tree.jacobian(qp, Jp);
+    tree.jacobian(qm, Jm);
+    EXPECT_LT(test::maxAbs(JdotW - (Jp - Jm) * W / (2 * h)), 1e-7) << "trial " << trial;
+    VecX bias;
+    tree.absoluteAccelerations(q, v, VecX::Zero(v.size()), bias);
+    EXPECT_LT(test::maxAbs(JdotW.col(2) - bias), 1e-12 * (1 + test::maxAbs(bias))) << "trial " << trial;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 20);
+}
+
 TEST(TreeKinematics, JointsAtPosesTheirModelsDoNotReachAreReportedNotGuessed) {
   // a 3D revolute joint whose markers' z-axes are antiparallel: its equations (z1 . x2 = z1 . y2 =
   // 0) hold, but the joint model turns about parallel axes only

@@ -85,7 +85,7 @@ struct DynamicsWorkspace {
   // shared by the singularity watch, the singular start and the minimal-coordinate formulations
   // (projection and partitioning keep their own matrices as members)
   TangentFactorization tangent;
-  KinematicsWorkspace kin_shifted;  ///< constraints at q (+) e v, for the rate of A
+  KinematicsWorkspace kin_rates;  ///< constraints and their rates at x: the rate of A in joint coordinates
   State x_shifted;
 
   // relative coordinates (relative_lagrange.hpp)

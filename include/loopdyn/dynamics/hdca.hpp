@@ -65,15 +65,7 @@ class HamiltonianDca {
   DivideAndConquer& assembly() { return dca_; }
 
  private:
-  /// Joint k's world spatial columns [v_0; omega] (about the world origin, with the child's sign)
-  /// and their rates, and what the velocity level needs: frame 1's axes, frame 2's origin.
-  struct LinkAxes {
-    Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6> S, S_dot;
-    MotionSubspace S_local;
-    Mat3 R1 = Mat3::Identity();
-    Vec3 o2 = Vec3::Zero();
-    Scalar sign = 1;
-  };
+  using LinkAxes = TreeKinematics::LinkAxes;
   /// Every link's axes at the bodies' motion (positions; with `rates`, velocities and x.v_r too).
   void linkAxes(const Model& model, const State& x, const std::vector<BodyMotion>& motion, bool rates);
   /// sum over the subtree of each body's spatial vector (world origin), children before parents.
@@ -81,8 +73,6 @@ class HamiltonianDca {
   struct Link {
     BodyIndex child = kGround, parent = kGround;
     const JointModel* model = nullptr;
-    MarkerFrame first, second;  ///< the joint's markers (a free joint: ground's and the body's origin)
-    BodyIndex frame1_body = kGround;
     int q_offset = 0, v_offset = 0;
   };
 

@@ -60,10 +60,6 @@
 
 namespace loopdyn {
 
-/// Central-difference step for A_dot in joint coordinates (relative_projection.hpp: C_r = C_K J
-/// also turns with J), as a distance along the motion relative to L: balances the truncation
-/// error (step^2) against rounding (1e-16 / step).
-inline constexpr Scalar kJacobianRateStep = 5e-6;
 /// The products on G_K (see the header) are used while its smallest pivot is at least this
 /// fraction of its largest: cond(G_K) <= 1e4 (cond(A_K) <= 100), so that their rounding error, up
 /// to about eps cond(G_K) = 1e-12 relative, stays below the tightest tolerance integrators are

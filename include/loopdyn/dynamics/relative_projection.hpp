@@ -10,8 +10,9 @@
 ///   a~ = T w' + Q1 p'',   R11^T p'' =  (diag(row) gamma_r)_K                  (eq. (10))
 ///   (T^T M~ T) w' = T^T (Q~ - M~ Q1 p''),   M~ = S M_r S,  Q~ = S Q_r,  S = diag(col_r)  (eq. (11a))
 /// T (n_r x f) spans the joint motions the remaining constraints admit; it is continued along the
-/// motion as in absolute coordinates, T' = -Q1 R11^-T (A' T)_K, with A' T from central differences
-/// of C_r along the joint velocities, and re-orthogonalised (App. A) when it drifts and after every
+/// motion as in absolute coordinates, T' = -Q1 R11^-T (A' T)_K, with A' T = diag(row) (C' J + C J')
+/// diag(col_r) T exact (C' from the equations' rate jets, J' from the tree joints' axes and their
+/// rates, TreeKinematics::jacobianTimes), and re-orthogonalised (App. A) when it drifts and after every
 /// position projection. The integrator carries q_r and u = [T (column by column); w]: f = n_r - r
 /// generalized velocities w, as many as in absolute coordinates, in a basis of n_r rows instead of
 /// the bodies' n.
@@ -67,8 +68,9 @@ class RelativeProjectionFormulation final : public JointCoordinateFormulation {
   /// x.v_r = diag(col_r) (T w + Q1 p') and x's body velocities from them, eq. (11b), at the
   /// configuration factorizeAt last saw.
   void velocitiesFrom(const DynamicsWorkspace& ws, Eigen::Ref<const MatX> T, Eigen::Ref<const VecX> w, State& x) const;
-  /// A' T~ (T~ = diag(col_r) T, rows scaled) by central differences along x.v_r.
-  void constraintRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, Scalar speed, MatX& AdotT) const;
+  /// A' T~ (T~ = diag(col_r) T, rows scaled) along the motion at x (its v_r and v consistent):
+  /// exact, from C's rate jets and J' (TreeKinematics::jacobianTimes).
+  void constraintRateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, MatX& AdotT) const;
 
   int n_, r_, f_;
   bool continuation_;
@@ -77,11 +79,10 @@ class RelativeProjectionFormulation final : public JointCoordinateFormulation {
   // buffers (one formulation object per thread)
   mutable JointSpaceEquations equations_;
   mutable TangentFactorization tangent_;
-  mutable MatX T_projected_, TS_, Mt_, AdotT_, X_, J_shifted_;
+  mutable MatX T_projected_, TS_, Mt_, AdotT_, X_, JT_, JdotT_;
   mutable VecX p1_, p2_, vt_, at_, rhs_;
   mutable Scalar power_ = 0;  ///< the last evaluation's constraintPower
   mutable Eigen::LLT<MatX> mt_llt_;
-  mutable State x_shifted_;
 };
 
 }  // namespace loopdyn

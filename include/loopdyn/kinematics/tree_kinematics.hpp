@@ -70,6 +70,30 @@ class TreeKinematics {
   /// O(n^2): a baseline and a test reference, not for large trees.
   void jacobian(const VecX& q_r, MatX& J) const;
 
+  /// A tree joint as world spatial columns: S (6 x nv) maps the joint's velocities to the child's
+  /// twist relative to the parent, [v_0; omega] about the world origin (with the child's sign:
+  /// -1 for a joint traversed backwards), S_dot its rate along the motion; and what the
+  /// Hamiltonian DCA's velocity level needs: the joint's own S in frame-1 axes, frame 1's axes R1
+  /// in the world, frame 2's origin o2.
+  struct LinkAxes {
+    Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6> S, S_dot;
+    MotionSubspace S_local;
+    Mat3 R1 = Mat3::Identity();
+    Vec3 o2 = Vec3::Zero();
+    Scalar sign = 1;
+  };
+  /// Body b's joint axes at q_r and the bodies' motion; with v_r given (the joint velocities of
+  /// that motion) also S_dot.
+  void linkAxes(BodyIndex b, const VecX& q_r, const VecX* v_r, const std::vector<BodyMotion>& motion,
+                LinkAxes& a) const;
+
+  /// J W and dJ/dt W (model.nv() x W.cols() each; W: nv() x k) at q_r moving with v_r: the body
+  /// velocities for joint velocities W's columns and their rate along the motion (exact: the
+  /// links' S and S_dot accumulated from ground outwards). `motion`: the bodies' motion at (q_r,
+  /// v_r). O(n k), J not formed.
+  void jacobianTimes(const VecX& q_r, const VecX& v_r, const std::vector<BodyMotion>& motion,
+                     Eigen::Ref<const MatX> W, MatX& JW, MatX& JdotW) const;
+
   /// dq_r/dt from v_r.
   void positionRates(const VecX& q_r, const VecX& v_r, VecX& qdot) const;
   /// The same into qdot[0 .. nq) (no allocation: the simulation's right-hand side).
