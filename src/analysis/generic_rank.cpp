@@ -32,8 +32,10 @@ MatX holonomicTangentBasis(const Model& model, const KinematicsWorkspace& ws, co
   // the last n - rank columns of Q in Js^T P = Q R span the null space of Js
   Eigen::ColPivHouseholderQR<MatX> qr(Js.transpose());
   qr.setThreshold(threshold);
-  const MatX Q = qr.householderQ();
-  return Q.rightCols(n - qr.rank());
+  // (the reflectors applied to those columns of the identity alone: Q itself is n x n)
+  MatX basis = MatX::Identity(n, n).rightCols(n - qr.rank());
+  basis.applyOnTheLeft(qr.householderQ());
+  return basis;
 }
 
 /// A configuration on the solution set of `rows` at signed distance `arc` along the scaled unit

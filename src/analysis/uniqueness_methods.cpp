@@ -89,8 +89,9 @@ UniquenessTest::UniquenessTest(UniquenessMethod method, const MatX& C_s, Scalar 
       const VecX pivots = qr.matrixQR().diagonal().cwiseAbs();
       pivot_threshold_ = rank_threshold * (pivots.size() > 0 ? pivots(0) : 0);
       rank_ = countPivots(pivots, pivot_threshold_, rank_margin_);
-      const MatX Q = qr.householderQ();
-      N_ = Q.rightCols(nc - rank_);
+      // (the reflectors applied to those columns of the identity alone: Q itself is nc x nc)
+      N_ = MatX::Identity(nc, nc).rightCols(nc - rank_);
+      N_.applyOnTheLeft(qr.householderQ());
       break;
     }
     case UniquenessMethod::SVD: {
