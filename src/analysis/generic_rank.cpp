@@ -34,7 +34,7 @@ MatX holonomicTangentBasis(const Model& model, const KinematicsWorkspace& ws, co
   qr.setThreshold(threshold);
   // (the reflectors applied to those columns of the identity alone: Q itself is n x n)
   MatX basis = MatX::Identity(n, n).rightCols(n - qr.rank());
-  basis.applyOnTheLeft(qr.householderQ());
+  if (basis.cols() > 0) basis.applyOnTheLeft(qr.householderQ());  // (Eigen's blocks of an empty basis are UB)
   return basis;
 }
 

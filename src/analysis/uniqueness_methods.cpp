@@ -91,7 +91,7 @@ UniquenessTest::UniquenessTest(UniquenessMethod method, const MatX& C_s, Scalar 
       rank_ = countPivots(pivots, pivot_threshold_, rank_margin_);
       // (the reflectors applied to those columns of the identity alone: Q itself is nc x nc)
       N_ = MatX::Identity(nc, nc).rightCols(nc - rank_);
-      N_.applyOnTheLeft(qr.householderQ());
+      if (N_.cols() > 0) N_.applyOnTheLeft(qr.householderQ());  // (Eigen's blocks of an empty N_ are UB)
       break;
     }
     case UniquenessMethod::SVD: {
