@@ -22,6 +22,28 @@ constexpr Scalar kSearchRatio = 0.05;
 /// ratio there about 1e-7 at the double four-bar's speed, far below kSingularRatio. 1e-13 took 54
 /// evaluations a bracket, 1e-7 takes about 25.
 constexpr Scalar kSearchResolution = 1e-7;
+/// The search by sigma_r / sigma_1 for a predicted passage the samples missed stops at this
+/// fraction of the step (a 26th of the samples' spacing: about nine eigen-decompositions).
+constexpr Scalar kSigmaSearchShrink = 1.0 / 128;
+
+/// Golden-section search for the minimum of f on [lo, hi] (60 steps at most) until `done(lo, hi)`;
+/// leaves the last bracket in lo, hi and returns the better of its two inner points.
+template <class F, class Done>
+SingularWatch::Approach goldenSectionMinimum(const F& f, Scalar& lo, Scalar& hi, const Done& done) {
+  constexpr Scalar g = 0.6180339887498949;
+  Scalar c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = f(c), fd = f(d);
+  for (int it = 0; it < 60 && !done(lo, hi); ++it) {
+    if (fc < fd) {
+      hi = d, d = c, fd = fc, c = hi - g * (hi - lo), fc = f(c);
+    } else {
+      lo = c, c = d, fc = fd, d = lo + g * (hi - lo), fd = f(d);
+    }
+  }
+  return {false, fc < fd ? c : d, std::min(fc, fd)};
+}
+
+/// The ratio's search stops at kSearchResolution (relative beyond 1 s).
+bool resolved(Scalar lo, Scalar hi) { return hi - lo <= kSearchResolution * std::max<Scalar>(1, std::abs(hi)); }
 
 }  // namespace
 
@@ -136,7 +158,8 @@ Scalar SingularWatch::start(const Model& model, DynamicsWorkspace& ws, const Sta
 }
 
 std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model, DynamicsWorkspace& ws,
-                                                              const Formulation::Step& step, const State& x) {
+                                                              const Formulation::Step& step, const State& x,
+                                                              Scalar predicted) {
   std::vector<Approach> passages;
   const Scalar ratio_end = ratioAt(model, ws, x);
   readExcess();
@@ -215,39 +238,56 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
 
   // the closest approach in each bracket: golden-section search (also when it touches an end of
   // the step: the minimum may lie just inside)
-  const auto f = [&](Scalar s) {
+  const auto ratioOnStep = [&](Scalar s) {
     step.positions(s, xi);
     return ratioAt(model, ws, xi);
   };
   std::vector<Approach> minima;
+  const Scalar edge = 1e-9 * std::max<Scalar>(1, std::abs(x.t));
   for (const Bracket& b : merged) {
-    constexpr Scalar g = 0.6180339887498949;
-    Scalar lo = b.lo, hi = b.hi;
     Approach a;
     for (int k = 0; k < n; ++k)
-      if (t[k] >= lo && t[k] <= hi && ratio[k] < a.ratio) a = Approach{false, t[k], ratio[k]};
-    Scalar c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = f(c), fd = f(d);
-    for (int it = 0; it < 60 && hi - lo > kSearchResolution * std::max<Scalar>(1, std::abs(hi)); ++it) {
-      if (fc < fd) {
-        hi = d, d = c, fd = fc, c = hi - g * (hi - lo), fc = f(c);
-      } else {
-        lo = c, c = d, fc = fd, d = lo + g * (hi - lo), fd = f(d);
-      }
-    }
-    if (std::min(fc, fd) < a.ratio) a = Approach{false, fc < fd ? c : d, std::min(fc, fd)};
+      if (t[k] >= b.lo && t[k] <= b.hi && ratio[k] < a.ratio) a = Approach{false, t[k], ratio[k]};
+    Scalar lo = b.lo, hi = b.hi;
+    const Approach found = goldenSectionMinimum(ratioOnStep, lo, hi, resolved);
+    if (found.ratio < a.ratio) a = found;
     // a minimum at an end of the bracket inside the step is no closest approach: the ratio goes on
     // falling beyond it, into the neighbouring bracket that holds the dip (measured: a gap bracket
     // ending at the sample next to a touching passage reported that sample, 16 ms early, at
     // 9.7e-4 where the passage reaches 4e-9)
-    const Scalar edge = 1e-9 * std::max<Scalar>(1, std::abs(x.t));
     const bool at_inner_end = (a.t - b.lo <= edge && b.lo - step.t0 > edge) || (b.hi - a.t <= edge && x.t - b.hi > edge);
     if (!at_inner_end) minima.push_back(a);
+  }
+
+  // (c) A singular configuration predicted inside the step (a planned crossing step) that the
+  // samples did not show: where the model is large, |R_rr| / |R_11| leaves its regular level --
+  // itself low, the pivots of many loops alike -- only close to the configuration, and wanders
+  // with the pivot order elsewhere (measured: a ladder of 128 loops, all singular at once, at
+  // 1e-2..3e-2 but within 6 ms of the passage; the six samples of its 113 ms crossing step missed
+  // it, and the search found minima of that wandering at 6e-3). sigma_r / sigma_1 is smooth and
+  // vanishes there: its minimum over the gaps around the prediction (golden-section search down
+  // to kSigmaSearchShrink of the step) brackets the ratio's own search.
+  const bool seen = std::any_of(minima.begin(), minima.end(), [](const Approach& a) { return a.ratio < kSingularRatio; });
+  if (!seen && std::isfinite(predicted) && predicted > step.t0 && predicted < x.t) {
+    int gap = 0;
+    while (gap + 2 < n && t[gap + 1] <= predicted) ++gap;
+    Scalar lo = t[std::max(gap - 1, 0)], hi = t[std::min(gap + 2, n - 1)];
+    const auto sigmaOnStep = [&](Scalar s) {
+      step.positions(s, xi);
+      return singularValueRatioAt(model, ws, xi);
+    };
+    const Scalar shrink = kSigmaSearchShrink * (x.t - step.t0);
+    goldenSectionMinimum(sigmaOnStep, lo, hi, [&](Scalar a, Scalar b) { return b - a <= shrink; });
+    const Scalar around_lo = lo, around_hi = hi;
+    const Approach a = goldenSectionMinimum(ratioOnStep, lo, hi, resolved);
+    if (a.t - around_lo > edge && around_hi - a.t > edge) minima.push_back(a);
+    std::sort(minima.begin(), minima.end(), [](const Approach& p, const Approach& q) { return p.t < q.t; });
   }
 
   // passages, in time order: one per visit (armed again once a sample after it leaves the
   // neighbourhood); a minimum at the start counts when the previous step ended going down into
   // it, one at the end is the next step's
-  const Scalar length = x.t - step.t0, edge = 1e-9 * std::max<Scalar>(1, std::abs(x.t));
+  const Scalar length = x.t - step.t0;
   const int best = static_cast<int>(std::min_element(ratio.begin(), ratio.end()) - ratio.begin());
   Scalar after = step.t0 - 1;  // samples after this time may re-arm
   for (std::size_t m = 0; m < minima.size(); ++m) {

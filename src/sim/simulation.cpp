@@ -499,7 +499,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     step_info.t0 = t0;
     step_info.projected = false;
     step_info.on_constraints = crossing || rhs_how.project;
-    approaches = watch.afterStep(model, watch_ws, step_info, xp);
+    approaches = watch.afterStep(model, watch_ws, step_info, xp,
+                                 crossing ? plan.t_star : std::numeric_limits<Scalar>::quiet_NaN());
   };
   // where an ordinary step must stop: short of a singular configuration the ratio falls towards
   // (below), before the plan takes over

@@ -18,8 +18,11 @@
 /// one -- or where the samples fall into one gap and rise out of it so steeply that their lines
 /// meet below zero in it -- the closest approach is found by golden-section search. A step
 /// cannot jump over a passage unseen: a singular configuration crossed inside the step shows as
-/// a dip in the samples, a V between them, or at an end; a step may contain several.
+/// a dip in the samples, a V between them, or at an end; a step may contain several. On a large
+/// model the ratio can stay at its (low) regular level between samples right up to a passage;
+/// a crossing step the simulation planned is then searched by the smooth sigma_r / sigma_1.
 
+#include <limits>
 #include <vector>
 
 #include "loopdyn/dynamics/formulation.hpp"
@@ -79,8 +82,11 @@ class SingularWatch {
     Scalar ratio = 1;
   };
   /// After an accepted step ending at x: the passages inside it (or at its start), in time order.
+  /// `predicted`: where the simulation expects a singular configuration inside the step (the
+  /// plan of a crossing step), searched by sigma_r / sigma_1 when the samples miss it; NaN: none.
   /// ws is scratch: after a step with a search it holds the last point searched, not x.
-  std::vector<Approach> afterStep(const Model& model, DynamicsWorkspace& ws, const Formulation::Step& step, const State& x);
+  std::vector<Approach> afterStep(const Model& model, DynamicsWorkspace& ws, const Formulation::Step& step, const State& x,
+                                  Scalar predicted = std::numeric_limits<Scalar>::quiet_NaN());
   /// |R_rr| / |R_11| at the end of the last step (or at the start).
   Scalar lastRatio() const { return last_ratio_; }
   /// |R_(r+1)(r+1)| / |R_11| there: at or above kSingularRatio the rank exceeds the generic rank
