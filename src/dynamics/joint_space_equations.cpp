@@ -32,19 +32,48 @@ JointSpaceEquations::JointSpaceEquations(const Model& model, const TreeKinematic
     for (int k = 0; k < link.model->nv(); ++k)
       if (S.col(k).tail<3>().norm() > 0) col(link.v_offset + k) = 1 / L;
   }
+  for (const int row : rows) {
+    const Pair& pair = model.pairs()[static_cast<std::size_t>(model.equations()[static_cast<std::size_t>(row)].pair)];
+    row_bodies_.push_back({pair.body1, pair.body2 == pair.body1 ? kGround : pair.body2});
+  }
 }
 
-void JointSpaceEquations::evaluateConstraints(const Model&, const TreeKinematics& tree, DynamicsWorkspace& ws,
+void JointSpaceEquations::evaluateConstraints(const Model& model, const TreeKinematics& tree, DynamicsWorkspace& ws,
                                               const State& x) {
-  tree.jacobian(x.q_r, J);
+  worldLinkAxes(tree, x.q_r, ws.kin.motion, axes);
+  const Topology& topology = model.topology();
+  const int d = model.vPerBody();
   const auto k = static_cast<Eigen::Index>(rows.size());
-  C.resize(k, tree.nv());
+  C.setZero(k, tree.nv());
   b.resize(k);
   for (Eigen::Index i = 0; i < k; ++i) {
     const int row = rows[static_cast<std::size_t>(i)];
-    C.row(i).noalias() = ws.kin.C.row(row) * J;
+    for (const BodyIndex body : row_bodies_[static_cast<std::size_t>(i)]) {
+      if (body == kGround) continue;
+      // the row on this body as a wrench [f; n] at its centre of mass, moved to the world origin
+      const auto c = ws.kin.C.row(row).segment(static_cast<Eigen::Index>(body) * d, d);
+      Vec3 f = Vec3::Zero(), n = Vec3::Zero();
+      if (d == 3) {
+        f << c(0), c(1), 0;
+        n.z() = c(2);
+      } else {
+        f = c.head<3>().transpose();
+        n = c.tail<3>().transpose();
+      }
+      Vec6 w;
+      w << f, n + ws.kin.motion[static_cast<std::size_t>(body)].r.cross(f);
+      for (BodyIndex l = body; l != kGround; l = topology.links[static_cast<std::size_t>(l)].parent) {
+        const TreeLink& link = topology.links[static_cast<std::size_t>(l)];
+        if (link.count.nv > 0)
+          C.row(i).segment(link.v_offset, link.count.nv).noalias() += w.transpose() * axes[static_cast<std::size_t>(l)].S;
+      }
+    }
     b(i) = ws.kin.b(row);
   }
+}
+
+void JointSpaceEquations::bodyAccelerations(const TreeKinematics& tree, const State& x, const VecX& a_r, VecX& A) {
+  tree.absoluteAccelerations(x.q_r, x.v_r, a_r, A);
 }
 
 void JointSpaceEquations::evaluate(const Model& model, const TreeKinematics& tree, DynamicsWorkspace& ws,
@@ -56,10 +85,10 @@ void JointSpaceEquations::evaluate(const Model& model, const TreeKinematics& tre
   evaluateConstraints(model, tree, ws, x);
   tree.absoluteAccelerations(x.q_r, x.v_r, VecX::Zero(tree.nv()), bias);  // Jdot v_r
   // M_r by the composite-rigid-body algorithm, Q_r by the Newton-Euler backward pass (tree_dynamics.hpp)
-  compositeRigidBodyMassMatrix(model, tree, ws.kin.motion, J, M);
+  compositeRigidBodyMassMatrix(model, tree, ws.kin.motion, axes, M);
   ws.r = ws.F;
   ws.r.noalias() -= ws.M * bias;
-  subtreeJointForces(model, tree, ws.kin.motion, J, ws.r, Q);
+  subtreeJointForces(model, tree, ws.kin.motion, axes, ws.r, Q);
   const auto k = static_cast<Eigen::Index>(rows.size());
   gamma.resize(k);
   for (Eigen::Index i = 0; i < k; ++i) gamma(i) = ws.Gamma(rows[static_cast<std::size_t>(i)]) - ws.kin.C.row(rows[static_cast<std::size_t>(i)]).dot(bias);

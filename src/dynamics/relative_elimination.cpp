@@ -86,8 +86,7 @@ std::string RelativeEliminationFormulation::solveAt(const Model& model, Dynamics
   ws.mu.setZero(k);
   for (std::size_t i = 0; i < kept.size(); ++i)
     ws.mu(kept[i]) = ws.scaling.row(e.rows[static_cast<std::size_t>(kept[i])]) * solver_.w(static_cast<Eigen::Index>(i));
-  ws.a = e.bias;
-  ws.a.noalias() += e.J * ws.a_r;
+  JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
   if (!ws.a_r.allFinite()) return {};  // (the simulation names the bodies)
 
   if (multipliers) {

@@ -31,8 +31,7 @@ std::string RelativeLagrangeFormulation::solveAt(const Model& model, DynamicsWor
     ws.mu = gram.solve(e.C * ws.a_r - e.gamma);
     ws.a_r.noalias() -= MinvCt * ws.mu;
   }
-  ws.a = e.bias;
-  ws.a.noalias() += e.J * ws.a_r;
+  JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
   if (!ws.a_r.allFinite()) return {};  // (the simulation names the bodies)
 
   // every row's multiplier from the bodies' equations: C^T lambda = F - M A (formulation.hpp)

@@ -6,6 +6,7 @@
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/projective_criterion.hpp"
+#include "loopdyn/dynamics/tree_dynamics.hpp"
 
 namespace loopdyn {
 
@@ -37,9 +38,9 @@ Partition RelativePartitioningFormulation::choosePartition(const Model& model, D
                                                            const State& x) const {
   JointSpaceEquations& e = equations_;
   evaluateConstraints(model, ws.kin, x);
-  massMatrix(model, ws.kin.motion, ws.M);
   e.evaluateConstraints(model, tree_, ws, x);
-  const MatX M_r = e.J.transpose() * ws.M * e.J;
+  MatX M_r;
+  compositeRigidBodyMassMatrix(model, tree_, ws.kin.motion, e.axes, M_r);
   const ProjectiveCriterion criterion = projectiveCriterion(M_r, e.C, ConstraintScaling{row_, e.col}, r_);
   Partition p;
   p.independent = criterion.best_set;
@@ -74,8 +75,7 @@ std::string RelativePartitioningFormulation::evaluateWith(const Partition& p, co
     return "the reduced mass matrix D M_r D^T is not positive definite: the independent coordinates " +
            coordinateSet(names_, p.independent) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
            std::to_string(partitioned_.rcond()) + ")";
-  ws.a = e.bias;
-  ws.a.noalias() += e.J * ws.a_r;
+  JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
   power_ = (e.M * ws.a_r - e.Q).dot(x.v_r);
   if (multipliers && ws.a.allFinite()) {
     std::vector<int> zero;

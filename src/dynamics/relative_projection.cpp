@@ -131,8 +131,7 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
   }
   at_.noalias() += T * w_rate;
   ws.a_r = S.cwiseProduct(at_);
-  ws.a = e.bias;
-  ws.a.noalias() += e.J * ws.a_r;
+  JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
   power_ = (e.M * ws.a_r - e.Q).dot(x.v_r);
   // continuation: T' = -Q1 X, X = R11^-T (A' T)_K; w' = T^T a~ - X^T p' (projection.hpp)
   du.tail(f_) = w_rate;
@@ -172,7 +171,9 @@ std::string RelativeProjectionFormulation::start(const Model& model, DynamicsWor
     if (!branch.problem.empty()) return "the initial configuration is singular: " + branch.problem;
     if (f_ > 0) {  // (a fully driven mechanism has no basis; Eigen's products of empty matrices are undefined)
       const MatX V = ws.scaling.col.asDiagonal() * branch.T;
-      MatX basis = equations_.col.cwiseInverse().asDiagonal() * equations_.J.colPivHouseholderQr().solve(V);
+      MatX J;  // (dense, once at a singular start: the joint velocities of V by least squares)
+      tree_.jacobian(xs.q_r, J);
+      MatX basis = equations_.col.cwiseInverse().asDiagonal() * J.colPivHouseholderQr().solve(V);
       const Eigen::SelfAdjointEigenSolver<MatX> gram(basis.transpose() * basis);
       T = basis * gram.operatorInverseSqrt();
     }

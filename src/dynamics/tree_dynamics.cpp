@@ -17,35 +17,17 @@ Mat3 cross(const Vec3& c) {
   return out;
 }
 
-/// Body b's velocity coordinates in J (Model's layout) as a 6-vector [v; omega] of 3D form.
-Vec6 bodyTwist(const Model& model, const MatX& J, BodyIndex b, Eigen::Index column) {
-  Vec6 V = Vec6::Zero();
-  if (model.dimension() == 2) {
-    V(0) = J(3 * b, column);
-    V(1) = J(3 * b + 1, column);
-    V(5) = J(3 * b + 2, column);
-  } else {
-    V = J.block<6, 1>(6 * b, column);
-  }
-  return V;
-}
-
-/// The axes of the link of body b about the world origin: [v_c + c x omega; omega] per column.
-Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6> linkAxes(const Model& model, const MatX& J,
-                                                                        const TreeKinematics::LinkCoordinates& link,
-                                                                        const Vec3& c) {
-  Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6> s(6, link.model->nv());
-  for (int k = 0; k < link.model->nv(); ++k) {
-    const Vec6 V = bodyTwist(model, J, link.body, link.v_offset + k);
-    s.col(k) << V.head<3>() + c.cross(V.tail<3>()), V.tail<3>();
-  }
-  return s;
-}
-
 }  // namespace
 
+void worldLinkAxes(const TreeKinematics& tree, const VecX& q_r, const std::vector<BodyMotion>& motion,
+                   std::vector<TreeKinematics::LinkAxes>& axes) {
+  axes.resize(motion.size());
+  for (BodyIndex b = 0; b < static_cast<BodyIndex>(motion.size()); ++b)
+    tree.linkAxes(b, q_r, nullptr, motion, axes[static_cast<std::size_t>(b)]);
+}
+
 void compositeRigidBodyMassMatrix(const Model& model, const TreeKinematics& tree, const std::vector<BodyMotion>& motion,
-                                  const MatX& J, MatX& M_r) {
+                                  const std::vector<TreeKinematics::LinkAxes>& axes, MatX& M_r) {
   const Topology& topology = model.topology();
   const auto nb = static_cast<std::size_t>(model.nb());
   // the bodies' spatial inertias about the origin, summed over their subtrees
@@ -63,29 +45,26 @@ void compositeRigidBodyMassMatrix(const Model& model, const TreeKinematics& tree
     if (parent != kGround) composite[static_cast<std::size_t>(parent)] += composite[static_cast<std::size_t>(*it)];
   }
   const std::vector<TreeKinematics::LinkCoordinates> links = tree.links();
-  std::vector<Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6>> axes(nb);
-  for (const TreeKinematics::LinkCoordinates& link : links)
-    axes[static_cast<std::size_t>(link.body)] = linkAxes(model, J, link, motion[static_cast<std::size_t>(link.body)].r);
   M_r.setZero(tree.nv(), tree.nv());
   for (const TreeKinematics::LinkCoordinates& link : links) {
     const auto i = static_cast<std::size_t>(link.body);
     const int ni = link.model->nv();
     if (ni == 0) continue;
     // F = I^c_i s_i, and M_r(j, i) = s_j^T F up the path to ground
-    const Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6> F = composite[i] * axes[i];
-    M_r.block(link.v_offset, link.v_offset, ni, ni) = axes[i].transpose() * F;
+    const Eigen::Matrix<Scalar, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6> F = composite[i] * axes[i].S;
+    M_r.block(link.v_offset, link.v_offset, ni, ni) = axes[i].S.transpose() * F;
     for (BodyIndex j = topology.links[i].parent; j != kGround; j = topology.links[static_cast<std::size_t>(j)].parent) {
       const TreeLink& up = topology.links[static_cast<std::size_t>(j)];
       const int nj = up.count.nv;
       if (nj == 0) continue;
-      M_r.block(up.v_offset, link.v_offset, nj, ni) = axes[static_cast<std::size_t>(j)].transpose() * F;
+      M_r.block(up.v_offset, link.v_offset, nj, ni) = axes[static_cast<std::size_t>(j)].S.transpose() * F;
       M_r.block(link.v_offset, up.v_offset, ni, nj) = M_r.block(up.v_offset, link.v_offset, nj, ni).transpose();
     }
   }
 }
 
 void subtreeJointForces(const Model& model, const TreeKinematics& tree, const std::vector<BodyMotion>& motion,
-                        const MatX& J, const VecX& w, VecX& Q_r) {
+                        const std::vector<TreeKinematics::LinkAxes>& axes, const VecX& w, VecX& Q_r) {
   const Topology& topology = model.topology();
   const auto nb = static_cast<std::size_t>(model.nb());
   const int d = model.vPerBody();
@@ -106,8 +85,7 @@ void subtreeJointForces(const Model& model, const TreeKinematics& tree, const st
   Q_r.resize(tree.nv());
   for (const TreeKinematics::LinkCoordinates& link : tree.links())
     Q_r.segment(link.v_offset, link.model->nv()) =
-        linkAxes(model, J, link, motion[static_cast<std::size_t>(link.body)].r).transpose() *
-        sum[static_cast<std::size_t>(link.body)];
+        axes[static_cast<std::size_t>(link.body)].S.transpose() * sum[static_cast<std::size_t>(link.body)];
 }
 
 void treeForwardDynamics(const Model& model, const TreeKinematics& tree, Scalar t, const VecX& q_r, const VecX& v_r,
@@ -120,18 +98,19 @@ void treeForwardDynamics(const Model& model, const TreeKinematics& tree, Scalar 
   tree.absoluteState(q_r, v_r, t, x);
   std::vector<BodyMotion> motion;
   for (BodyIndex b = 0; b < model.nb(); ++b) motion.push_back(bodyMotion(model, x.q, x.v, b));
-  MatX M, J;
+  MatX M;
   VecX F, F_nc, bias;
   massMatrix(model, motion, M);
   appliedForces(model, motion, t, F, F_nc);
-  tree.jacobian(q_r, J);
+  std::vector<TreeKinematics::LinkAxes> axes;
+  worldLinkAxes(tree, q_r, motion, axes);
   tree.absoluteAccelerations(q_r, v_r, VecX::Zero(tree.nv()), bias);  // Jdot v
   // M_r = J^T M J (composite rigid bodies) is positive definite for a tree of bodies with mass:
   // every joint motion moves a body; Q_r = J^T (F - M Jdot v) by the Newton-Euler backward pass
   MatX M_r;
   VecX Q_r;
-  compositeRigidBodyMassMatrix(model, tree, motion, J, M_r);
-  subtreeJointForces(model, tree, motion, J, F - M * bias, Q_r);
+  compositeRigidBodyMassMatrix(model, tree, motion, axes, M_r);
+  subtreeJointForces(model, tree, motion, axes, F - M * bias, Q_r);
   const Eigen::LLT<MatX> factor(M_r);
   LOOPDYN_CHECK(factor.info() == Eigen::Success, "the tree's mass matrix J^T M J is not positive definite");
   a_r = factor.solve(Q_r);

@@ -88,7 +88,9 @@ TEST(TreeDynamics, CompositeRigidBodyAndNewtonEulerEqualTheirDefinitions) {
     MatX M, J, M_r;
     massMatrix(model, kin.motion, M);
     tree.jacobian(q, J);
-    compositeRigidBodyMassMatrix(model, tree, kin.motion, J, M_r);
+    std::vector<TreeKinematics::LinkAxes> axes;
+    worldLinkAxes(tree, q, kin.motion, axes);
+    compositeRigidBodyMassMatrix(model, tree, kin.motion, axes, M_r);
     const MatX expected = J.transpose() * M * J;
     ASSERT_EQ(M_r.rows(), tree.nv());
     if (tree.nv() == 0) continue;  // (a single body on a fixed joint)
@@ -96,7 +98,7 @@ TEST(TreeDynamics, CompositeRigidBodyAndNewtonEulerEqualTheirDefinitions) {
     EXPECT_LT((M_r - expected).cwiseAbs().maxCoeff(), 1e-12 * (1 + expected.cwiseAbs().maxCoeff())) << "trial " << trial;
     VecX w(model.nv()), Q_r;
     for (Eigen::Index k = 0; k < w.size(); ++k) w(k) = u(rng);
-    subtreeJointForces(model, tree, kin.motion, J, w, Q_r);
+    subtreeJointForces(model, tree, kin.motion, axes, w, Q_r);
     const VecX expected_Q = J.transpose() * w;
     EXPECT_LT((Q_r - expected_Q).cwiseAbs().maxCoeff(), 1e-12 * (1 + expected_Q.cwiseAbs().maxCoeff())) << "trial " << trial;
   }

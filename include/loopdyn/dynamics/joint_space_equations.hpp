@@ -17,9 +17,13 @@
 /// coordinates.
 ///
 /// M_r by the composite-rigid-body algorithm and Q_r by the recursive Newton-Euler backward pass
-/// (tree_dynamics.hpp), C_r with an explicit J (O(n^2) memory and time): the baseline of the
-/// recursive methods.
+/// (tree_dynamics.hpp), C_r = (J^T C_K^T)^T row by row: a row of C acts on at most two bodies, as
+/// a wrench about the world origin, and its entry for link l is that wrench times l's world axes
+/// for every link on the path from those bodies to ground (O(depth) a row; J is not formed). A
+/// and the bias Jdot v_r by the tree pass. Dense M_r and C_r: the baseline of the recursive
+/// methods.
 
+#include <array>
 #include <vector>
 
 #include "loopdyn/dynamics/formulation.hpp"
@@ -33,9 +37,13 @@ std::vector<int> jointSpaceConstraintRows(const Model& model);
 struct JointSpaceEquations {
   JointSpaceEquations(const Model& model, const TreeKinematics& tree);
 
+ private:
+  std::vector<std::array<BodyIndex, 2>> row_bodies_;  ///< per row of K: the bodies it acts on
+
+ public:
   std::vector<int> rows;  ///< K: the rows of C kept as constraints, ascending
   VecX col;               ///< col_r: the joint velocities' scaling
-  MatX J;                 ///< body velocities per unit joint velocity (nv x n_r)
+  std::vector<TreeKinematics::LinkAxes> axes;  ///< per body: its link's world axes (J's columns there)
   VecX bias;              ///< Jdot v_r
   MatX M;                 ///< M_r
   VecX Q;                 ///< Q_r
@@ -47,8 +55,11 @@ struct JointSpaceEquations {
   /// ws.Gamma (formulation.hpp's stabilizedGamma) evaluated there.
   void evaluate(const Model& model, const TreeKinematics& tree, DynamicsWorkspace& ws, const State& x,
                 const Baumgarte& baumgarte);
-  /// J, C and b alone, at x's positions and time (ws.kin evaluated at x): what the velocities need.
+  /// The link axes, C and b alone, at x's positions and time (ws.kin evaluated at x): what the
+  /// velocities need.
   void evaluateConstraints(const Model& model, const TreeKinematics& tree, DynamicsWorkspace& ws, const State& x);
+  /// The bodies' accelerations A = J a_r + Jdot v_r of joint accelerations a_r at x (the tree pass).
+  static void bodyAccelerations(const TreeKinematics& tree, const State& x, const VecX& a_r, VecX& A);
   /// A_r^T = diag(col_r) C_r^T diag(row_K), the transposed dimensionless matrix, of the last
   /// evaluation (n_r x |K|).
   void scaledTransposed(const ConstraintScaling& scaling, MatX& At) const;
