@@ -2,6 +2,7 @@
 
 #include <Eigen/QR>
 
+#include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/tree_dynamics.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
@@ -100,22 +101,66 @@ void JointSpaceEquations::scaledTransposed(const ConstraintScaling& scaling, Mat
     At.col(i) = scaling.row(rows[static_cast<std::size_t>(i)]) * col.cwiseProduct(C.row(i).transpose());
 }
 
-void JointSpaceEquations::multipliersWithout(const Model& model, DynamicsWorkspace& ws, const std::vector<int>& zero) {
-  std::vector<bool> gone(static_cast<std::size_t>(model.nc()), false);
-  for (const int row : zero) gone[static_cast<std::size_t>(row)] = true;
-  std::vector<int> left;
-  for (int row = 0; row < model.nc(); ++row)
-    if (!gone[static_cast<std::size_t>(row)]) left.push_back(row);
-  ws.r = ws.F;
-  ws.r.noalias() -= ws.M * ws.a;
-  MatX Cs_t(model.nv(), static_cast<Eigen::Index>(left.size()));
-  for (std::size_t j = 0; j < left.size(); ++j)
-    Cs_t.col(static_cast<Eigen::Index>(j)) =
-        ws.scaling.row(left[j]) * ws.scaling.col.cwiseProduct(ws.kin.C.row(left[j]).transpose());
-  const VecX lambda_s = Cs_t.colPivHouseholderQr().solve(ws.scaling.col.cwiseProduct(ws.r));
+void JointSpaceEquations::constraintMultipliers(const ConstraintScaling& scaling, const VecX& a_r,
+                                                const std::vector<int>& carrying, VecX& mu) const {
+  mu.setZero(static_cast<Eigen::Index>(rows.size()));
+  if (carrying.empty()) return;
+  VecX force = Q;
+  force.noalias() -= M * a_r;
+  MatX At(C.cols(), static_cast<Eigen::Index>(carrying.size()));
+  for (std::size_t j = 0; j < carrying.size(); ++j) {
+    const Eigen::Index i = carrying[j];
+    At.col(static_cast<Eigen::Index>(j)) = scaling.row(rows[static_cast<std::size_t>(i)]) * col.cwiseProduct(C.row(i).transpose());
+  }
+  Eigen::CompleteOrthogonalDecomposition<MatX> cod;
+  cod.setThreshold(kRankThreshold);
+  cod.compute(At);
+  const VecX mu_s = cod.solve(col.cwiseProduct(force));
+  for (std::size_t j = 0; j < carrying.size(); ++j) {
+    const int i = carrying[j];
+    mu(i) = scaling.row(rows[static_cast<std::size_t>(i)]) * mu_s(static_cast<Eigen::Index>(j));
+  }
+}
+
+void JointSpaceEquations::treeMultipliers(const Model& model, DynamicsWorkspace& ws, const VecX& mu) const {
+  using Block = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, 6, 6>;
+  using Column = Eigen::Matrix<Scalar, Eigen::Dynamic, 1, Eigen::ColMajor, 6, 1>;
+  const int d = model.vPerBody();
+  const MatX& Cm = ws.kin.C;
+  const ConstraintScaling& scaling = ws.scaling;
   ws.lambda.setZero(model.nc());
-  for (std::size_t j = 0; j < left.size(); ++j)
-    ws.lambda(left[j]) = ws.scaling.row(left[j]) * lambda_s(static_cast<Eigen::Index>(j));
+  // each body's F_b - M_b A_b, less the rows K's forces on it
+  ws.r.resize(model.nv());
+  for (BodyIndex b = 0; b < model.nb(); ++b) {
+    const Eigen::Index o = static_cast<Eigen::Index>(b) * d;
+    ws.r.segment(o, d) = ws.F.segment(o, d);
+    ws.r.segment(o, d).noalias() -= ws.M.block(o, o, d, d) * ws.a.segment(o, d);
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Scalar m = mu(static_cast<Eigen::Index>(i));
+    ws.lambda(rows[i]) = m;
+    for (const BodyIndex body : row_bodies_[i])
+      if (body != kGround)
+        ws.r.segment(static_cast<Eigen::Index>(body) * d, d) -= m * Cm.row(rows[i]).segment(static_cast<Eigen::Index>(body) * d, d).transpose();
+  }
+  // leaves to root
+  const Topology& topology = model.topology();
+  for (auto it = topology.order.rbegin(); it != topology.order.rend(); ++it) {
+    const BodyIndex b = *it;
+    const TreeLink& link = topology.links[static_cast<std::size_t>(b)];
+    if (link.joint < 0) continue;  // a floating body: no joint to load
+    const Joint& joint = model.joints()[static_cast<std::size_t>(link.joint)];
+    const Eigen::Index o = static_cast<Eigen::Index>(b) * d;
+    Block A(d, joint.rows);
+    for (int k = 0; k < joint.rows; ++k)
+      A.col(k) = scaling.row(joint.row + k) * scaling.col.segment(o, d).cwiseProduct(Cm.row(joint.row + k).segment(o, d).transpose());
+    const Column rhs = scaling.col.segment(o, d).cwiseProduct(ws.r.segment(o, d));
+    const Column lambda_s = A.colPivHouseholderQr().solve(rhs);
+    for (int k = 0; k < joint.rows; ++k) ws.lambda(joint.row + k) = scaling.row(joint.row + k) * lambda_s(k);
+    if (link.parent == kGround) continue;
+    const Eigen::Index p = static_cast<Eigen::Index>(link.parent) * d;
+    ws.r.segment(p, d).noalias() -= Cm.block(joint.row, p, joint.rows, d).transpose() * ws.lambda.segment(joint.row, joint.rows);
+  }
 }
 
 }  // namespace loopdyn

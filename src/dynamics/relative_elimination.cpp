@@ -89,15 +89,8 @@ std::string RelativeEliminationFormulation::solveAt(const Model& model, Dynamics
   JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
   if (!ws.a_r.allFinite()) return {};  // (the simulation names the bodies)
 
-  if (multipliers) {
-    // the rows eliminated carry none (kept: as used in this evaluation)
-    std::vector<int> zero;
-    std::vector<bool> used(e.rows.size(), false);
-    for (const int i : kept) used[static_cast<std::size_t>(i)] = true;
-    for (std::size_t i = 0; i < e.rows.size(); ++i)
-      if (!used[i]) zero.push_back(e.rows[i]);
-    JointSpaceEquations::multipliersWithout(model, ws, zero);
-  }
+  // every row's multiplier: mu (the rows eliminated carry none), the tree joints' from the bodies
+  if (multipliers) e.treeMultipliers(model, ws, ws.mu);
   return {};
 }
 

@@ -3,6 +3,8 @@
 #include <Eigen/Cholesky>
 #include <Eigen/QR>
 
+#include <numeric>
+
 #include "loopdyn/analysis/constraint_rank.hpp"
 
 namespace loopdyn {
@@ -34,11 +36,13 @@ std::string RelativeLagrangeFormulation::solveAt(const Model& model, DynamicsWor
   JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
   if (!ws.a_r.allFinite()) return {};  // (the simulation names the bodies)
 
-  // every row's multiplier from the bodies' equations: C^T lambda = F - M A (formulation.hpp)
+  // every row's multiplier: the rows K's least (scaled) norm where they are redundant (mu's own
+  // norm above depends on the units of the rows), the tree joints' from the bodies' equations
   if (multipliers) {
-    ws.r = ws.F;
-    ws.r.noalias() -= ws.M * ws.a;
-    leastNormMultipliers(model, ws, ws.r);
+    std::vector<int> all_rows(e.rows.size());
+    std::iota(all_rows.begin(), all_rows.end(), 0);
+    e.constraintMultipliers(ws.scaling, ws.a_r, all_rows, ws.mu);
+    e.treeMultipliers(model, ws, ws.mu);
   }
   return {};
 }

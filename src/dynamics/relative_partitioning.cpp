@@ -78,10 +78,10 @@ std::string RelativePartitioningFormulation::evaluateWith(const Partition& p, co
   JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
   power_ = (e.M * ws.a_r - e.Q).dot(x.v_r);
   if (multipliers && ws.a.allFinite()) {
-    std::vector<int> zero;
-    for (std::size_t i = 0; i < e.rows.size(); ++i)
-      if (!std::binary_search(p.rows.begin(), p.rows.end(), static_cast<int>(i))) zero.push_back(e.rows[i]);
-    JointSpaceEquations::multipliersWithout(model, ws, zero);
+    // the rows of the partition carry the joint-space constraint forces (the others none), the
+    // tree joints what the bodies' equations leave
+    e.constraintMultipliers(ws.scaling, ws.a_r, p.rows, ws.mu);
+    e.treeMultipliers(model, ws, ws.mu);
   }
   return {};
 }

@@ -3,6 +3,7 @@
 #include <Eigen/Eigenvalues>
 
 #include <algorithm>
+#include <numeric>
 #include <sstream>
 
 #include "loopdyn/common/check.hpp"
@@ -140,9 +141,12 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
       tf, p1_, frozen, n_, f_, [&](MatX& AdotT) { constraintRateTimes(model, ws, x, AdotT); }, AdotT_, X_, du);
   if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
   if (how.multipliers) {
-    ws.r = ws.F;
-    ws.r.noalias() -= ws.M * ws.a;
-    leastNormMultipliers(model, ws, ws.r);
+    // the joint-space constraint forces on the rows K (least norm where redundant), the tree
+    // joints what the bodies' equations leave
+    std::vector<int> all_rows(e.rows.size());
+    std::iota(all_rows.begin(), all_rows.end(), 0);
+    e.constraintMultipliers(ws.scaling, ws.a_r, all_rows, ws.mu);
+    e.treeMultipliers(model, ws, ws.mu);
   }
   return {};
 }

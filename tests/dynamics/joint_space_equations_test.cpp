@@ -13,6 +13,7 @@
 #include <random>
 
 #include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/dynamics/relative_lagrange.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
@@ -65,6 +66,32 @@ TEST(JointSpaceEquations, EqualTheirDefinitionsThroughJOnEveryBundledModel) {
   }
   EXPECT_GE(models, 23);
   EXPECT_GE(with_rows, 20);  // every bundled model but the open ones has rows outside its tree
+}
+
+// Every row's multiplier from the rows K's and the Newton-Euler backward pass: on every bundled
+// model (relative lagrange's mu at the assembled state, its body accelerations) the multipliers
+// satisfy every body's equation, C^T lambda = F - M A, to 1e-10 of the largest force (each tree
+// joint's few rows solved exactly, the rounding carried down the tree), and the rows K keep mu
+// bit for bit. (Equal unique reactions to absolute lagrange's: relative_lagrange_test.cpp.)
+TEST(JointSpaceEquations, TreeMultipliersBalanceEveryBodyOnEveryBundledModel) {
+  int models = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(LOOPDYN_MODELS_DIR)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const std::string name = entry.path().stem().string();
+    const Model model = compile(io::readModelFile(entry.path().string()));
+    KinematicsWorkspace kin(model);
+    const State x = assemble(model, kin, initialState(model)).state;
+    const RelativeLagrangeFormulation relative(model);
+    DynamicsWorkspace ws(model);
+    ASSERT_EQ(relative.solve(model, ws, x), "") << name;
+    const VecX force = ws.F - ws.M * ws.a;
+    const VecX residual = ws.kin.C.transpose() * ws.lambda - force;
+    EXPECT_LT(maxAbs(residual), 1e-10 * (1 + maxAbs(force))) << name;
+    const std::vector<int> rows = jointSpaceConstraintRows(model);
+    for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(ws.lambda(rows[i]), ws.mu(static_cast<Eigen::Index>(i))) << name;
+    ++models;
+  }
+  EXPECT_GE(models, 23);
 }
 
 }  // namespace

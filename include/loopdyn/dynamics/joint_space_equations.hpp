@@ -64,11 +64,21 @@ struct JointSpaceEquations {
   /// evaluation (n_r x |K|).
   void scaledTransposed(const ConstraintScaling& scaling, MatX& At) const;
 
-  /// Every row's multiplier ws.lambda when the rows `zero` (rows of C outside the tree) carry
-  /// none: the rows left -- the tree joints' and the others kept -- are independent, so
-  /// C_left^T lambda_left = F - M A (ws.F, ws.M, ws.a and ws.kin.C at the state) has one solution
-  /// (solved in the scaled multipliers). The reactions of an elimination of the rows `zero`.
-  static void multipliersWithout(const Model& model, DynamicsWorkspace& ws, const std::vector<int>& zero);
+  /// Multipliers mu of the rows K (K's order) that load the joints as the motion a_r needs,
+  /// C_r^T mu = Q_r - M_r a_r (of the last evaluation), carried by the rows `carrying` (positions
+  /// in K; the others zero), least norm in the scaled rows where they are redundant: the
+  /// joint-space forces of a formulation without multipliers of its own (projection, partitioning).
+  void constraintMultipliers(const ConstraintScaling& scaling, const VecX& a_r, const std::vector<int>& carrying,
+                             VecX& mu) const;
+
+  /// Every row's multiplier ws.lambda from the rows K's multipliers mu (the formulation's choice
+  /// where they are not unique) and the bodies' equations M A = F - C^T lambda (ws.F, ws.M, ws.a
+  /// and ws.kin.C at the state): the tree joints' by the Newton-Euler backward pass, leaves to
+  /// root -- what a body's equation leaves after the forces of its child joints and of the rows K
+  /// is its link joint's force on it, C_jb^T lambda_j (solved in the joint's scaled rows, which
+  /// are independent), and C_jp^T lambda_j acts on the parent. O(n); the tree joints' reactions
+  /// are then unique wherever the rows K's are.
+  void treeMultipliers(const Model& model, DynamicsWorkspace& ws, const VecX& mu) const;
 };
 
 }  // namespace loopdyn
