@@ -50,7 +50,7 @@ void RelativeProjectionFormulation::constraintRateTimes(const Model& model, Dyna
   const std::vector<int>& rows = equations_.rows;
   const auto k = static_cast<Eigen::Index>(rows.size());
   evaluateConstraintsAndRates(model, ws.kin_rates, x);
-  tree_.jacobianTimes(x.q_r, x.v_r, ws.kin_rates.motion, TS_, JT_, JdotT_);
+  tree_.jacobianTimes(x.q_r, x.v_r, ws.kin_rates.motion, TS_, JT_, JdotT_, jacobian_scratch_);
   AdotT.resize(k, f_);
   for (Eigen::Index i = 0; i < k; ++i) {
     const int row = rows[static_cast<std::size_t>(i)];

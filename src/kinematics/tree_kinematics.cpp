@@ -304,17 +304,22 @@ void TreeKinematics::linkAxes(BodyIndex b, const VecX& q_r, const VecX* v_r, con
 }
 
 void TreeKinematics::jacobianTimes(const VecX& q_r, const VecX& v_r, const std::vector<BodyMotion>& motion,
-                                   Eigen::Ref<const MatX> W, MatX& JW, MatX& JdotW) const {
+                                   Eigen::Ref<const MatX> W, MatX& JW, MatX& JdotW,
+                                   JacobianTimesScratch& scratch) const {
   const auto k = W.cols();
   const int nvb = model_.vPerBody();
   JW.resize(model_.nv(), k);
   JdotW.resize(model_.nv(), k);
-  std::vector<LinkAxes> axes(links_.size());
+  std::vector<LinkAxes>& axes = scratch.axes;
+  axes.resize(links_.size());
   for (BodyIndex b = 0; b < model_.nb(); ++b) linkAxes(b, q_r, &v_r, motion, axes[static_cast<std::size_t>(b)]);
   // each body's twist about the world origin, xi = sum of S u over the joints from ground to it,
   // and its rate; the body's columns: the velocity of its origin r, xi_v + xi_w x r, and xi_w,
   // whose rate adds xi_w x r' (r' = the origin's velocity in `motion`)
-  std::vector<Vec6> xi(links_.size()), xi_dot(links_.size());
+  std::vector<Vec6>& xi = scratch.xi;
+  std::vector<Vec6>& xi_dot = scratch.xi_dot;
+  xi.resize(links_.size());
+  xi_dot.resize(links_.size());
   for (Eigen::Index c = 0; c < k; ++c) {
     for (const BodyIndex b : model_.topology().order) {
       const Link& link = links_[static_cast<std::size_t>(b)];

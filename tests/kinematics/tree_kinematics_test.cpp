@@ -162,7 +162,8 @@ TEST(TreeKinematics, JacobianRateTimesColumnsIsTheRateOfJAlongTheMotion) {
     std::vector<BodyMotion> motion(static_cast<std::size_t>(model.nb()));
     for (BodyIndex b = 0; b < model.nb(); ++b) motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
     MatX JW, JdotW, J, Jp, Jm;
-    tree.jacobianTimes(q, v, motion, W, JW, JdotW);
+    TreeKinematics::JacobianTimesScratch scratch;
+    tree.jacobianTimes(q, v, motion, W, JW, JdotW, scratch);
     tree.jacobian(q, J);
     EXPECT_LT(largest(JW - J * W), 1e-12 * (1 + largest(J * W))) << "trial " << trial;
     VecX qp, qm;

@@ -80,6 +80,7 @@ class RelativeProjectionFormulation final : public JointCoordinateFormulation {
   mutable JointSpaceEquations equations_;
   mutable TangentFactorization tangent_;
   mutable MatX T_projected_, TS_, Mt_, AdotT_, X_, JT_, JdotT_;
+  mutable TreeKinematics::JacobianTimesScratch jacobian_scratch_;
   mutable VecX p1_, p2_, vt_, at_, rhs_;
   mutable Scalar power_ = 0;  ///< the last evaluation's constraintPower
   mutable Eigen::LLT<MatX> mt_llt_;

@@ -87,12 +87,17 @@ class TreeKinematics {
   void linkAxes(BodyIndex b, const VecX& q_r, const VecX* v_r, const std::vector<BodyMotion>& motion,
                 LinkAxes& a) const;
 
+  /// Buffers of jacobianTimes, kept by the caller (no allocation once sized).
+  struct JacobianTimesScratch {
+    std::vector<LinkAxes> axes;
+    std::vector<Vec6> xi, xi_dot;
+  };
   /// J W and dJ/dt W (model.nv() x W.cols() each; W: nv() x k) at q_r moving with v_r: the body
   /// velocities for joint velocities W's columns and their rate along the motion (exact: the
   /// links' S and S_dot accumulated from ground outwards). `motion`: the bodies' motion at (q_r,
   /// v_r). O(n k), J not formed.
   void jacobianTimes(const VecX& q_r, const VecX& v_r, const std::vector<BodyMotion>& motion,
-                     Eigen::Ref<const MatX> W, MatX& JW, MatX& JdotW) const;
+                     Eigen::Ref<const MatX> W, MatX& JW, MatX& JdotW, JacobianTimesScratch& scratch) const;
 
   /// dq_r/dt from v_r.
   void positionRates(const VecX& q_r, const VecX& v_r, VecX& qdot) const;
