@@ -73,10 +73,6 @@ void JointSpaceEquations::evaluateConstraints(const Model& model, const TreeKine
   }
 }
 
-void JointSpaceEquations::bodyAccelerations(const TreeKinematics& tree, const State& x, const VecX& a_r, VecX& A) {
-  tree.absoluteAccelerations(x.q_r, x.v_r, a_r, A);
-}
-
 void JointSpaceEquations::evaluate(const Model& model, const TreeKinematics& tree, DynamicsWorkspace& ws,
                                    const State& x, const Baumgarte& baumgarte) {
   loopdyn::evaluateConstraints(model, ws.kin, x);
@@ -102,23 +98,26 @@ void JointSpaceEquations::scaledTransposed(const ConstraintScaling& scaling, Mat
 }
 
 void JointSpaceEquations::constraintMultipliers(const ConstraintScaling& scaling, const VecX& a_r,
-                                                const std::vector<int>& carrying, VecX& mu) const {
-  mu.setZero(static_cast<Eigen::Index>(rows.size()));
-  if (carrying.empty()) return;
+                                                const std::vector<int>* carrying, VecX& mu) const {
+  const auto k = static_cast<Eigen::Index>(rows.size());
+  const auto carried = carrying ? static_cast<Eigen::Index>(carrying->size()) : k;
+  const auto rowOf = [&](Eigen::Index j) { return carrying ? (*carrying)[static_cast<std::size_t>(j)] : static_cast<int>(j); };
+  mu.setZero(k);
+  if (carried == 0) return;
   VecX force = Q;
   force.noalias() -= M * a_r;
-  MatX At(C.cols(), static_cast<Eigen::Index>(carrying.size()));
-  for (std::size_t j = 0; j < carrying.size(); ++j) {
-    const Eigen::Index i = carrying[j];
-    At.col(static_cast<Eigen::Index>(j)) = scaling.row(rows[static_cast<std::size_t>(i)]) * col.cwiseProduct(C.row(i).transpose());
+  MatX At(C.cols(), carried);
+  for (Eigen::Index j = 0; j < carried; ++j) {
+    const int i = rowOf(j);
+    At.col(j) = scaling.row(rows[static_cast<std::size_t>(i)]) * col.cwiseProduct(C.row(i).transpose());
   }
   Eigen::CompleteOrthogonalDecomposition<MatX> cod;
   cod.setThreshold(kRankThreshold);
   cod.compute(At);
   const VecX mu_s = cod.solve(col.cwiseProduct(force));
-  for (std::size_t j = 0; j < carrying.size(); ++j) {
-    const int i = carrying[j];
-    mu(i) = scaling.row(rows[static_cast<std::size_t>(i)]) * mu_s(static_cast<Eigen::Index>(j));
+  for (Eigen::Index j = 0; j < carried; ++j) {
+    const int i = rowOf(j);
+    mu(i) = scaling.row(rows[static_cast<std::size_t>(i)]) * mu_s(j);
   }
 }
 

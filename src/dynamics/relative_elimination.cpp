@@ -86,7 +86,7 @@ std::string RelativeEliminationFormulation::solveAt(const Model& model, Dynamics
   ws.mu.setZero(k);
   for (std::size_t i = 0; i < kept.size(); ++i)
     ws.mu(kept[i]) = ws.scaling.row(e.rows[static_cast<std::size_t>(kept[i])]) * solver_.w(static_cast<Eigen::Index>(i));
-  JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
+  tree_.absoluteAccelerations(x.q_r, x.v_r, ws.a_r, ws.a);  // A = J a_r + Jdot v_r
   if (!ws.a_r.allFinite()) return {};  // (the simulation names the bodies)
 
   // every row's multiplier: mu (the rows eliminated carry none), the tree joints' from the bodies

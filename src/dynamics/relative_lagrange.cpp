@@ -3,8 +3,6 @@
 #include <Eigen/Cholesky>
 #include <Eigen/QR>
 
-#include <numeric>
-
 #include "loopdyn/analysis/constraint_rank.hpp"
 
 namespace loopdyn {
@@ -33,15 +31,13 @@ std::string RelativeLagrangeFormulation::solveAt(const Model& model, DynamicsWor
     ws.mu = gram.solve(e.C * ws.a_r - e.gamma);
     ws.a_r.noalias() -= MinvCt * ws.mu;
   }
-  JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
+  tree_.absoluteAccelerations(x.q_r, x.v_r, ws.a_r, ws.a);  // A = J a_r + Jdot v_r
   if (!ws.a_r.allFinite()) return {};  // (the simulation names the bodies)
 
   // every row's multiplier: the rows K's least (scaled) norm where they are redundant (mu's own
   // norm above depends on the units of the rows), the tree joints' from the bodies' equations
   if (multipliers) {
-    std::vector<int> all_rows(e.rows.size());
-    std::iota(all_rows.begin(), all_rows.end(), 0);
-    e.constraintMultipliers(ws.scaling, ws.a_r, all_rows, ws.mu);
+    e.constraintMultipliers(ws.scaling, ws.a_r, nullptr, ws.mu);
     e.treeMultipliers(model, ws, ws.mu);
   }
   return {};

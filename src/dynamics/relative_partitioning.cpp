@@ -75,12 +75,12 @@ std::string RelativePartitioningFormulation::evaluateWith(const Partition& p, co
     return "the reduced mass matrix D M_r D^T is not positive definite: the independent coordinates " +
            coordinateSet(names_, p.independent) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
            std::to_string(partitioned_.rcond()) + ")";
-  JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
+  tree_.absoluteAccelerations(x.q_r, x.v_r, ws.a_r, ws.a);  // A = J a_r + Jdot v_r
   power_ = (e.M * ws.a_r - e.Q).dot(x.v_r);
   if (multipliers && ws.a.allFinite()) {
     // the rows of the partition carry the joint-space constraint forces (the others none), the
     // tree joints what the bodies' equations leave
-    e.constraintMultipliers(ws.scaling, ws.a_r, p.rows, ws.mu);
+    e.constraintMultipliers(ws.scaling, ws.a_r, &p.rows, ws.mu);
     e.treeMultipliers(model, ws, ws.mu);
   }
   return {};

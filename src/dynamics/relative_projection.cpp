@@ -3,7 +3,6 @@
 #include <Eigen/Eigenvalues>
 
 #include <algorithm>
-#include <numeric>
 #include <sstream>
 
 #include "loopdyn/common/check.hpp"
@@ -132,7 +131,7 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
   }
   at_.noalias() += T * w_rate;
   ws.a_r = S.cwiseProduct(at_);
-  JointSpaceEquations::bodyAccelerations(tree_, x, ws.a_r, ws.a);
+  tree_.absoluteAccelerations(x.q_r, x.v_r, ws.a_r, ws.a);  // A = J a_r + Jdot v_r
   power_ = (e.M * ws.a_r - e.Q).dot(x.v_r);
   // continuation: T' = -Q1 X, X = R11^-T (A' T)_K; w' = T^T a~ - X^T p' (projection.hpp)
   du.tail(f_) = w_rate;
@@ -143,9 +142,7 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
   if (how.multipliers) {
     // the joint-space constraint forces on the rows K (least norm where redundant), the tree
     // joints what the bodies' equations leave
-    std::vector<int> all_rows(e.rows.size());
-    std::iota(all_rows.begin(), all_rows.end(), 0);
-    e.constraintMultipliers(ws.scaling, ws.a_r, all_rows, ws.mu);
+    e.constraintMultipliers(ws.scaling, ws.a_r, nullptr, ws.mu);
     e.treeMultipliers(model, ws, ws.mu);
   }
   return {};

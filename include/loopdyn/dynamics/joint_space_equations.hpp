@@ -19,8 +19,9 @@
 /// M_r by the composite-rigid-body algorithm and Q_r by the recursive Newton-Euler backward pass
 /// (tree_dynamics.hpp), C_r = (J^T C_K^T)^T row by row: a row of C acts on at most two bodies, as
 /// a wrench about the world origin, and its entry for link l is that wrench times l's world axes
-/// for every link on the path from those bodies to ground (O(depth) a row; J is not formed). A
-/// and the bias Jdot v_r by the tree pass. Dense M_r and C_r: the baseline of the recursive
+/// for every link on the path from those bodies to ground (O(depth) a row; J is not formed); the
+/// bias Jdot v_r, and the formulations' A = J a_r + Jdot v_r, by the tree pass
+/// (TreeKinematics::absoluteAccelerations). Dense M_r and C_r: the baseline of the recursive
 /// methods.
 
 #include <array>
@@ -58,17 +59,14 @@ struct JointSpaceEquations {
   /// The link axes, C and b alone, at x's positions and time (ws.kin evaluated at x): what the
   /// velocities need.
   void evaluateConstraints(const Model& model, const TreeKinematics& tree, DynamicsWorkspace& ws, const State& x);
-  /// The bodies' accelerations A = J a_r + Jdot v_r of joint accelerations a_r at x (the tree pass).
-  static void bodyAccelerations(const TreeKinematics& tree, const State& x, const VecX& a_r, VecX& A);
   /// A_r^T = diag(col_r) C_r^T diag(row_K), the transposed dimensionless matrix, of the last
   /// evaluation (n_r x |K|).
   void scaledTransposed(const ConstraintScaling& scaling, MatX& At) const;
 
   /// Multipliers mu of the rows K (K's order) that load the joints as the motion a_r needs,
   /// C_r^T mu = Q_r - M_r a_r (of the last evaluation), carried by the rows `carrying` (positions
-  /// in K; the others zero), least norm in the scaled rows where they are redundant: the
-  /// joint-space forces of a formulation without multipliers of its own (projection, partitioning).
-  void constraintMultipliers(const ConstraintScaling& scaling, const VecX& a_r, const std::vector<int>& carrying,
+  /// in K, the others zero; nullptr: all), least norm in the scaled rows where they are redundant.
+  void constraintMultipliers(const ConstraintScaling& scaling, const VecX& a_r, const std::vector<int>* carrying,
                              VecX& mu) const;
 
   /// Every row's multiplier ws.lambda from the rows K's multipliers mu (the formulation's choice
