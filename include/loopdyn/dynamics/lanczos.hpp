@@ -1,0 +1,25 @@
+#pragma once
+/// The largest eigenvalue of a symmetric positive semi-definite operator by the Lanczos process
+/// with full reorthogonalisation (Golub & Van Loan, Matrix Computations, 4th ed., sect. 10.1):
+/// the Krylov space of a fixed start vector, the largest eigenvalue of its tridiagonal projection
+/// T_k after each step, stopped when that Ritz value moves less than `tolerance` relative or the
+/// space is exhausted. It needs only products with the operator: with a sparse matrix, O(nnz) a
+/// step; with a factorised one's inverse, the smallest eigenvalue of the matrix. The Ritz value
+/// never exceeds the eigenvalue and converges first to the extreme end of the spectrum; within a
+/// cluster of nearly equal largest eigenvalues it lands inside the cluster.
+
+#include <functional>
+
+#include "loopdyn/common/types.hpp"
+
+namespace loopdyn {
+
+/// y = A x for the operator's n x n matrix A.
+using LinearOperator = std::function<void(const VecX& x, VecX& y)>;
+
+/// The largest eigenvalue of A (n x n, symmetric positive semi-definite), at most max_steps
+/// Lanczos steps. The start vector is fixed (1, 2, ..., n scaled): the same A gives the same
+/// number.
+Scalar largestEigenvalue(Eigen::Index n, const LinearOperator& A, Scalar tolerance = 1e-12, int max_steps = 80);
+
+}  // namespace loopdyn
