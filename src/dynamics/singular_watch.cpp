@@ -26,7 +26,7 @@ constexpr Scalar kSearchRatio = 0.05;
 /// evaluations a bracket, 1e-7 takes about 25.
 constexpr Scalar kSearchResolution = 1e-7;
 /// The search by sigma_r / sigma_1 for a predicted passage the samples missed stops at this
-/// fraction of the step (a 26th of the samples' spacing: about nine eigen-decompositions).
+/// fraction of the step (a 26th of the samples' spacing: about nine evaluations of sigma).
 constexpr Scalar kSigmaSearchShrink = 1.0 / 128;
 
 /// Golden-section search for the minimum of f on [lo, hi] (60 steps at most) until `done(lo, hi)`;
