@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analyze_report.hpp"
+#include "event_text.hpp"
 #include "loopdyn/loopdyn.hpp"
 
 namespace py = pybind11;
@@ -76,7 +77,15 @@ py::dict simulateModel(const PyModel& m, double t_end, const std::string& method
   out["formulation"] = run.formulation;
   out["columns"] = columns;
   out["non_unique"] = run.non_unique;
-  out["events"] = run.result.events;
+  // every event as the CLI's JSON writes it (kind, t, text and its kind's fields), as a dict
+  py::list events;
+  const py::object loads = py::module_::import("json").attr("loads");
+  for (const loopdyn::RunEvent& e : run.result.events) {
+    loopdyn::io::JsonWriter w(0);
+    loopdyn::cli::writeEvent(w, m.model, e);
+    events.append(loads(w.str()));
+  }
+  out["events"] = events;
   out["warnings"] = run.result.warnings;
   out["passages"] = passages;
   out["energy_drift"] = run.result.energy_drift_max;

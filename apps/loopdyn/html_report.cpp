@@ -9,6 +9,7 @@
 
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/io/json_writer.hpp"
+#include "event_text.hpp"
 #include "report_assets.hpp"  // kReportJs, kReportCss (generated from report/report.js, report.css)
 
 namespace loopdyn::cli {
@@ -102,14 +103,6 @@ void writeModel(io::JsonWriter& w, const Model& model, const std::vector<bool>& 
   w.endObject();
 }
 
-/// "t = 0.714 s: ..." -> 0.714; NaN when the text does not start so.
-double eventTime(const std::string& text) {
-  if (text.rfind("t = ", 0) != 0) return std::nan("");
-  char* end = nullptr;
-  const double t = std::strtod(text.c_str() + 4, &end);
-  return end == text.c_str() + 4 ? std::nan("") : t;
-}
-
 /// The samples column by column, in the shortest digits that keep 9 significant ones.
 std::string dataArrays(const ReportInput& in) {
   std::string out = "[";
@@ -161,12 +154,7 @@ std::string htmlReport(const ReportInput& in, const WebLibraries& libs) {
   w.key("columns").array(in.columns);
   w.key("non_unique").array(in.non_unique);
   w.key("events").beginArray();
-  for (const std::string& e : in.events) {
-    w.beginObject();
-    w.key("t").value(eventTime(e));
-    w.key("text").value(e);
-    w.endObject();
-  }
+  for (const RunEvent& e : in.events) writeEvent(w, model, e);
   w.endArray();
   w.key("failure").value(in.failure);
   w.endObject();

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "loopdyn/dynamics/run_event.hpp"
 #include "loopdyn/model/model.hpp"
 
 namespace loopdyn::cli {
@@ -25,7 +26,7 @@ struct ReportInput {
   std::vector<bool> pair_unique;           ///< per Model::pairs(): its reaction is unique
   std::string simulation_json;             ///< simulationJson of the run
   std::string analysis_json;               ///< analysisJson at the initial state
-  std::vector<std::string> events;         ///< "t = ... s: ..." (SimulationResult::events)
+  std::vector<RunEvent> events;            ///< SimulationResult::events
   std::string failure;                     ///< a failed run: why (a banner on the page)
 };
 

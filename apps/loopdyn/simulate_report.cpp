@@ -7,6 +7,7 @@
 
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/io/json_writer.hpp"
+#include "event_text.hpp"
 
 namespace loopdyn::cli {
 
@@ -120,7 +121,7 @@ std::string simulationText(const SimulationRun& run) {
     os << "  FAILED          " << r.failure << "\n  output          " << io::failedPath(run.out_path) << " (the "
        << r.samples << " samples up to the failure; nothing under " << run.out_path << ")\n";
   }
-  for (const std::string& e : r.events) os << "  event           " << e << '\n';
+  for (const RunEvent& e : r.events) os << "  event           " << eventText(*run.model, e) << '\n';
   for (const std::string& w : run.warnings) os << "warning: " << w << '\n';
   return os.str();
 }
@@ -196,7 +197,9 @@ std::string simulationJson(const SimulationRun& run) {
   for (Eigen::Index k = 0; k < r.final_state.v.size(); ++k) w.value(r.final_state.v(k));
   w.endArray();
   w.endObject();
-  w.key("events").array(r.events);
+  w.key("events").beginArray();
+  for (const RunEvent& e : r.events) writeEvent(w, *run.model, e);
+  w.endArray();
   w.key("warnings").array(run.warnings);
   w.endObject();
   return w.str() + "\n";

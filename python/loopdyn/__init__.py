@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List
+from typing import Any, Dict, List
 
 import numpy as np
 
@@ -62,7 +62,7 @@ class Simulation:
     formulation: str
     columns: Dict[str, np.ndarray]
     non_unique: List[str] = field(default_factory=list)
-    events: List[str] = field(default_factory=list)
+    events: List[Dict[str, Any]] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
     passages: List[float] = field(default_factory=list)
     energy_drift: float = 0.0

@@ -43,7 +43,7 @@ class Simulation:
     formulation: str
     columns: Dict[str, np.ndarray]
     non_unique: List[str]
-    events: List[str]
+    events: List[Dict[str, Any]]
     warnings: List[str]
     passages: List[float]
     energy_drift: float

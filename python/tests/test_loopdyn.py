@@ -84,6 +84,12 @@ class Simulation(unittest.TestCase):
             np.testing.assert_array_equal(run[name], values[:, j], err_msg=name)
         self.assertEqual(len(run.passages), 2)
         self.assertAlmostEqual(run.passages[0], 0.714, delta=0.01)
+        # the events as data: each passage's kind, time and ranks, and the report's words
+        self.assertEqual([e["kind"] for e in run.events], ["singular-passage"] * 2)
+        self.assertEqual(run.events[0]["t"], run.passages[0])
+        self.assertEqual((run.events[0]["rank_regular"], run.events[0]["rank"]), (14, 12))
+        self.assertFalse(run.events[0]["left_branch"])
+        self.assertIn("rank 14 -> 12", run.events[0]["text"])
 
     def test_parallelogram_cranks_stay_parallel(self):
         # paper 004's exact motion: all three cranks turn alike through the singular crossings

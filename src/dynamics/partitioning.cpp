@@ -261,15 +261,21 @@ std::string coordinateSet(const std::vector<std::string>& names, const std::vect
   return "{" + out + "}";
 }
 
-std::string switchEvent(const CoordinateSwitch& s, Scalar ratio, Scalar condition, const std::vector<std::string>& names) {
-  std::ostringstream os;
-  if (s.from != s.to)
-    os << "independent coordinates " << coordinateSet(names, s.from) << " -> " << coordinateSet(names, s.to)
-       << " (projective criterion: sigma_min "
-       << s.quality_from << " < " << ratio << " x " << s.quality_to << ")";
-  else
-    os << "independent constraint rows re-chosen (C_KD ill-conditioned: reciprocal condition " << condition << ")";
-  return os.str();
+RunEvent switchEvent(const CoordinateSwitch& s, Scalar ratio, Scalar condition, const std::vector<std::string>& names) {
+  RunEvent e;
+  e.t = s.t;
+  if (s.from == s.to) {
+    e.kind = EventKind::RowsRechosen;
+    e.condition = condition;
+    return e;
+  }
+  e.kind = EventKind::CoordinateSwitch;
+  for (const int i : s.from) e.from.push_back(names[static_cast<std::size_t>(i)]);
+  for (const int i : s.to) e.to.push_back(names[static_cast<std::size_t>(i)]);
+  e.quality_from = s.quality_from;
+  e.quality_to = s.quality_to;
+  e.switch_ratio = ratio;
+  return e;
 }
 
 VecX partitionedReactions(const Model& model, const DynamicsWorkspace& ws, const PartitionedEquations& equations,

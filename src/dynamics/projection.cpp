@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/common/check.hpp"
@@ -193,7 +192,7 @@ std::string ProjectionFormulation::start(const Model& model, DynamicsWorkspace& 
   const Scalar ratio = r_ > 0 ? tf.diagonalRatio(r_ - 1) : 1;
   Eigen::Map<MatX> T(u.data(), n_, f_);
   const VecX vt = ws.scaling.col.cwiseInverse().cwiseProduct(x.v);
-  start_event_.clear();
+  start_event_.reset();
   keepIndependentRows(tf);
   if (ratio >= kSingularRatio) {
     T = tf.fullQ().rightCols(f_);
@@ -203,14 +202,7 @@ std::string ProjectionFormulation::start(const Model& model, DynamicsWorkspace& 
     if (!branch.problem.empty())
       return "the initial configuration is singular: " + branch.problem;
     T = branch.T;
-    std::ostringstream os;
-    os << "starts at a singular configuration (|R_rr|/|R_11| = " << ratio << "): rank " << branch.rank << " of "
-       << r_ << ", " << r_ - branch.rank << " extra admissible motion(s); the motion takes the branch of its initial "
-       << (branch.at_rest ? "acceleration" : "velocity") << " (misfit " << branch.misfit << ")";
-    if (branch.misfit > kBranchMisfit)
-      os << ": that direction lies between branches, and the rigid model does not decide which one the mechanism "
-            "takes; this is the nearest";
-    start_event_ = os.str();
+    start_event_ = singularStartEvent(branch, x, ratio, r_, false);
   }
   u.tail(f_) = T.transpose() * vt;
   return {};

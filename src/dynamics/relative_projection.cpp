@@ -3,7 +3,6 @@
 #include <Eigen/Eigenvalues>
 
 #include <algorithm>
-#include <sstream>
 
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/projection.hpp"
@@ -153,7 +152,7 @@ Scalar RelativeProjectionFormulation::constraintPower(const DynamicsWorkspace&, 
 std::string RelativeProjectionFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
                                                  Eigen::Ref<VecX> u) {
   resets_ = 0;
-  start_event_.clear();
+  start_event_.reset();
   State xs = x;
   checkStateSize(model, xs);
   if (std::string problem = jointState(tree_, xs); !problem.empty()) return problem;
@@ -178,15 +177,7 @@ std::string RelativeProjectionFormulation::start(const Model& model, DynamicsWor
       const Eigen::SelfAdjointEigenSolver<MatX> gram(basis.transpose() * basis);
       T = basis * gram.operatorInverseSqrt();
     }
-    std::ostringstream os;
-    os << "starts at a singular configuration (|R_rr|/|R_11| = " << ratio << " in joint coordinates): rank "
-       << branch.rank << " of " << rank << ", " << rank - branch.rank
-       << " extra admissible motion(s); the motion takes the branch of its initial "
-       << (branch.at_rest ? "acceleration" : "velocity") << " (misfit " << branch.misfit << ")";
-    if (branch.misfit > kBranchMisfit)
-      os << ": that direction lies between branches, and the rigid model does not decide which one the mechanism "
-            "takes; this is the nearest";
-    start_event_ = os.str();
+    start_event_ = singularStartEvent(branch, xs, ratio, rank, true);
   }
   u.tail(f_) = T.transpose() * equations_.col.cwiseInverse().cwiseProduct(xs.v_r);
   return {};

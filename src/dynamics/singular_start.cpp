@@ -89,4 +89,20 @@ SingularStart singularStartBasis(const Model& model, DynamicsWorkspace& ws, cons
   return out;
 }
 
+RunEvent singularStartEvent(const SingularStart& branch, const State& x, Scalar ratio, int rank_regular,
+                            bool joint_coordinates) {
+  RunEvent e;
+  e.kind = EventKind::SingularStart;
+  e.t = x.t;
+  e.ratio = ratio;
+  e.rank = branch.rank;
+  e.rank_regular = rank_regular;
+  e.new_motions = rank_regular - branch.rank;
+  e.at_rest = branch.at_rest;
+  e.misfit = branch.misfit;
+  e.between_branches = branch.misfit > kBranchMisfit;
+  e.joint_coordinates = joint_coordinates;
+  return e;
+}
+
 }  // namespace loopdyn

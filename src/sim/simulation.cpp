@@ -384,8 +384,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     result.final_state = x0;
     return result;
   }
-  if (const std::string event = formulation.startEvent(); !event.empty())
-    result.events.push_back(timeLabel(x0.t) + ": " + event);
+  if (std::optional<RunEvent> event = formulation.startEvent()) result.events.push_back(std::move(*event));
   // planar angles are unwrapped: their error is measured relative to at most pi (ode/integrator.hpp)
   ode::Options ode_options = options.ode;
   ode_options.magnitude_cap = VecX::Constant(y0.size(), std::numeric_limits<Scalar>::infinity());
@@ -468,25 +467,28 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       SingularPassage passage = describePassage(model, watch_ws, p.x, rank, before, after);
       passage.at_rest = p.at_rest;
       const std::string when = timeLabel(p.x.t);
-      std::ostringstream os;
-      os << "singular configuration (|R_rr|/|R_11| = " << passage.ratio << "): rank " << passage.rank_regular << " -> "
-         << passage.rank << ", " << passage.new_motions.cols() << " new admissible motion(s); ";
-      if (passage.branch_change < kBranchChange) {
-        os << "the motion continues on its branch" << (p.crossing ? " (stepped across)" : "");
-      } else if (passage.at_rest) {
-        os << "the motion comes to rest there and leaves on another branch (tangent turned by sin "
-           << passage.branch_change << "): at rest at a singular configuration the rigid model does not decide which";
+      RunEvent event;
+      event.kind = EventKind::SingularPassage;
+      event.t = p.x.t;
+      event.ratio = passage.ratio;
+      event.rank = passage.rank;
+      event.rank_regular = passage.rank_regular;
+      event.new_motions = static_cast<int>(passage.new_motions.cols());
+      event.branch_change = passage.branch_change;
+      event.at_rest = passage.at_rest;
+      event.stepped_across = p.crossing;
+      event.left_branch = passage.branch_change >= kBranchChange;
+      if (event.left_branch && passage.at_rest) {
         result.warnings.push_back(when +
                                   ": the motion came to rest at a singular configuration and left it on another branch; "
                                   "the rigid model does not decide which branch a motion at rest there takes");
-      } else {
-        os << "the motion LEFT its branch (tangent turned by sin " << passage.branch_change << ")";
+      } else if (event.left_branch) {
         result.ok = false;
         result.failed_check =
             "the motion left its branch at the singular configuration at " + when + singularityHint(model, p.x, rank);
         result.failure = result.failed_check;
       }
-      if (result.events.size() < kMaxEvents) result.events.push_back(when + ": " + os.str());
+      if (result.events.size() < kMaxEvents) result.events.push_back(std::move(event));
       result.passages.push_back(std::move(passage));
       if (!result.ok) break;
     }
@@ -640,7 +642,16 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
          << model.nv() - rank - 1 << " motion(s) are admissible where the motion so far had " << model.nv() - rank
          << "; a rigid model stops it with an impulse that the equations of motion do not contain (drivers or knife "
             "edges that contradict each other, e.g. steering angles whose wheel axles no longer meet in one point)";
-      if (result.events.size() < kMaxEvents) result.events.push_back(timeLabel(xp.t) + ": lock-up: " + os.str());
+      RunEvent event;
+      event.kind = EventKind::LockUp;
+      event.t = xp.t;
+      event.t_from = t0;
+      event.rank_regular = rank;
+      event.rank = rank + 1;
+      event.equation = watch.lastExcessEquation();
+      event.ratio = watch.lastExcessRatio();
+      event.new_motions = model.nv() - rank - 1;
+      if (result.events.size() < kMaxEvents) result.events.push_back(std::move(event));
       result.ok = false;
       result.failed_check = os.str();
       result.failure = os.str();
@@ -728,8 +739,10 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       result.failure = outcome.failure;
       break;
     }
-    if (!outcome.event.empty() && result.events.size() < kMaxEvents)
-      result.events.push_back(timeLabel(xp.t) + ": " + outcome.event);
+    if (outcome.event && result.events.size() < kMaxEvents) {
+      result.events.push_back(*outcome.event);
+      result.events.back().t = xp.t;
+    }
     restart = restart || outcome.restart;
     if (restart) {
       ++result.restarts;

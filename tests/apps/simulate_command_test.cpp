@@ -395,8 +395,16 @@ TEST(SimulateCommand, ProjectionReportsSingularPassages) {
   const YAML::Node j = YAML::Load(r.output);
   EXPECT_EQ(j["formulation"].as<std::string>(), "projection");
   ASSERT_EQ(j["events"].size(), 2u) << r.output;
-  EXPECT_NE(j["events"][0].as<std::string>().find("t = 0.71"), std::string::npos) << r.output;
-  EXPECT_NE(j["events"][0].as<std::string>().find("rank 14 -> 12, 2 new admissible motion(s)"), std::string::npos);
+  const YAML::Node passage = j["events"][0];
+  EXPECT_EQ(passage["kind"].as<std::string>(), "singular-passage") << r.output;
+  EXPECT_NEAR(passage["t"].as<double>(), 0.71, 0.01) << r.output;
+  EXPECT_EQ(passage["rank_regular"].as<int>(), 14);
+  EXPECT_EQ(passage["rank"].as<int>(), 12);
+  EXPECT_EQ(passage["new_motions"].as<int>(), 2);
+  EXPECT_FALSE(passage["left_branch"].as<bool>());
+  // the same in words, for the text report and the HTML page
+  EXPECT_NE(passage["text"].as<std::string>().find("t = 0.71"), std::string::npos) << r.output;
+  EXPECT_NE(passage["text"].as<std::string>().find("rank 14 -> 12, 2 new admissible motion(s)"), std::string::npos);
   EXPECT_LT(j["energy"]["relative_drift"].as<double>(), 1e-5);
   ASSERT_TRUE(fs::exists(out));
   // one degree of freedom: one generalized velocity, the tangent coordinate of v (|u| = |v|_T)
@@ -422,8 +430,14 @@ TEST(SimulateCommand, PartitioningReportsTheIndependentCoordinatesAndTheirSwitch
   EXPECT_EQ(coordinates["initial"][0].as<std::string>(), "coupler.x");
   EXPECT_GE(coordinates["switches"].as<int>(), 1);
   ASSERT_GE(j["events"].size(), 1u);
-  EXPECT_NE(j["events"][0].as<std::string>().find("t = 0.41"), std::string::npos) << r.output;
-  EXPECT_NE(j["events"][0].as<std::string>().find("{coupler.x} -> {coupler.y}"), std::string::npos) << r.output;
+  const YAML::Node first_switch = j["events"][0];
+  EXPECT_EQ(first_switch["kind"].as<std::string>(), "coordinate-switch") << r.output;
+  EXPECT_NEAR(first_switch["t"].as<double>(), 0.417, 0.005) << r.output;
+  EXPECT_EQ(first_switch["from"][0].as<std::string>(), "coupler.x") << r.output;
+  EXPECT_EQ(first_switch["to"][0].as<std::string>(), "coupler.y") << r.output;
+  EXPECT_LT(first_switch["quality_from"].as<double>(),
+            first_switch["switch_ratio"].as<double>() * first_switch["quality_to"].as<double>());
+  EXPECT_NE(first_switch["text"].as<std::string>().find("{coupler.x} -> {coupler.y}"), std::string::npos) << r.output;
   EXPECT_LT(j["energy"]["relative_drift"].as<double>(), 1e-6);
   ASSERT_TRUE(fs::exists(out));
   // the generalized velocity is the independent one: coupler.vx until the switch, then coupler.vy

@@ -472,7 +472,13 @@ TEST(Simulation, ContradictorySteeringLocksTheCarAndTheRunSaysSo) {
               std::string::npos)
         << r.failure;
     ASSERT_FALSE(r.events.empty());
-    EXPECT_NE(r.events.back().find("lock-up"), std::string::npos) << r.events.back();
+    const RunEvent& lock_up = r.events.back();
+    EXPECT_EQ(lock_up.kind, EventKind::LockUp);
+    EXPECT_EQ(lock_up.rank_regular, 8);
+    EXPECT_EQ(lock_up.rank, 9);
+    ASSERT_GE(lock_up.equation, 0);
+    EXPECT_EQ(model.equations()[static_cast<std::size_t>(lock_up.equation)].name, "WFR");
+    EXPECT_EQ(lock_up.t, r.final_state.t);
     EXPECT_GT(r.final_state.t, 0.5);
     EXPECT_LT(r.final_state.t, 0.7);
   }

@@ -43,6 +43,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,7 @@
 #include "loopdyn/dynamics/kept_rows.hpp"
 #include "loopdyn/dynamics/kinetic_gram.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/dynamics/run_event.hpp"
 #include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/kinematics/coordinates.hpp"
@@ -133,8 +135,9 @@ class Formulation {
   virtual bool carriesVelocities() const { return true; }
   /// Sets up the formulation's own choices at the assembled state x and writes u for it.
   virtual std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u);
-  /// What start chose that the log should show ("" if nothing), e.g. the branch at a singular start.
-  virtual std::string startEvent() const { return {}; }
+  /// What start chose that the log should show, e.g. the branch at a singular start (its time is
+  /// the start's).
+  virtual std::optional<RunEvent> startEvent() const { return std::nullopt; }
   /// From positions x.q at x.t and u: fills x.v, ws.a and du/dt, and ws.lambda when
   /// how.multipliers (inside the integration only their power is needed). With how.project the
   /// state is first moved onto the constraints and x holds the projected positions and velocities.
@@ -171,7 +174,7 @@ class Formulation {
   };
   struct StepOutcome {
     bool restart = false;  ///< u was rewritten
-    std::string event;     ///< what happened, for the log ("" if nothing worth reporting)
+    std::optional<RunEvent> event;  ///< what happened, for the log (none if nothing worth reporting)
     std::string failure;   ///< why the formulation cannot go on ("" if it can): the simulation stops
   };
   virtual StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,

@@ -139,8 +139,9 @@ std::optional<CoordinateSwitch> switchPartition(Scalar t, Scalar quality, Scalar
                                                 std::vector<CoordinateSwitch>& switches);
 /// "{a, b}": the names of the coordinates in `set`.
 std::string coordinateSet(const std::vector<std::string>& names, const std::vector<int>& set);
-/// The log's line for switch s (names: the velocity coordinates' names).
-std::string switchEvent(const CoordinateSwitch& s, Scalar ratio, Scalar condition, const std::vector<std::string>& names);
+/// The event of switch s (names: the velocity coordinates' names; ratio: the switching ratio,
+/// condition: C_KD's reciprocal condition when only the rows were re-chosen).
+RunEvent switchEvent(const CoordinateSwitch& s, Scalar ratio, Scalar condition, const std::vector<std::string>& names);
 
 /// How the physical reactions f = -lambda_K are computed (paper 003, sect. 5).
 enum class ReactionScheme {

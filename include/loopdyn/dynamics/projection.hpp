@@ -126,7 +126,7 @@ class ProjectionFormulation final : public Formulation {
   Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const override { return u.tail(f_); }
 
   int degreesOfFreedom() const { return f_; }
-  std::string startEvent() const override { return start_event_; }
+  std::optional<RunEvent> startEvent() const override { return start_event_; }
   long basisResets() const { return resets_; }  ///< times T was re-orthogonalised or refactorised
   /// Right-hand sides evaluated on G_K (see the header; before start(), K is not known: the QR).
   long gramEvaluations() const { return gram_evaluations_; }
@@ -142,7 +142,7 @@ class ProjectionFormulation final : public Formulation {
   void velocitiesFrom(DynamicsWorkspace& ws, Eigen::Ref<const MatX> T, Eigen::Ref<const VecX> qdot, State& x) const;
 
   int n_, r_, f_;
-  std::string start_event_;
+  std::optional<RunEvent> start_event_;
   bool continuation_;
   bool scleronomic_;             ///< no drivers: b = 0
   InverseMass unit_metric_;      ///< diag(col)^2 (InverseMass::scaledIdentity)

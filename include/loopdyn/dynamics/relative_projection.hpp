@@ -42,7 +42,7 @@ class RelativeProjectionFormulation final : public JointCoordinateFormulation {
 
   int velocityStateSize(const Model&) const override { return n_ * f_ + f_; }
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
-  std::string startEvent() const override { return start_event_; }
+  std::optional<RunEvent> startEvent() const override { return start_event_; }
   /// x.q_r holds the joint coordinates; fills x.v_r, x.q, x.v, ws.a, ws.a_r, and du = [T'; w'].
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
@@ -74,7 +74,7 @@ class RelativeProjectionFormulation final : public JointCoordinateFormulation {
 
   int n_, r_, f_;
   bool continuation_;
-  std::string start_event_;
+  std::optional<RunEvent> start_event_;
   long resets_ = 0;
   // buffers (one formulation object per thread)
   mutable JointSpaceEquations equations_;

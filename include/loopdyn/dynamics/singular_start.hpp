@@ -46,4 +46,9 @@ struct SingularStart {
 /// generic rank `rank` (f = n - rank degrees of freedom). Evaluates ws.kin and ws.tangent.
 SingularStart singularStartBasis(const Model& model, DynamicsWorkspace& ws, const State& x, int rank);
 
+/// The start's event (run_event.hpp) for `branch`, found at x.t where |R_rr| / |R_11| = ratio of a
+/// mechanism of generic rank `rank_regular`; `joint_coordinates`: ratio and ranks are those of C_r.
+RunEvent singularStartEvent(const SingularStart& branch, const State& x, Scalar ratio, int rank_regular,
+                            bool joint_coordinates);
+
 }  // namespace loopdyn

@@ -135,7 +135,7 @@ struct SimulationResult {
   /// integration leaves (the samples' also holds the dense output's interpolation error).
   Scalar max_step_position_violation = 0;
   std::vector<std::string> warnings;
-  std::vector<std::string> events;  ///< what happened along the way ("t = ... s: ..."): passages, switches
+  std::vector<RunEvent> events;  ///< what happened along the way, in time order (dynamics/run_event.hpp)
   std::vector<SingularPassage> passages;  ///< singular configurations passed, in time order
   long crossing_steps = 0;                ///< collocation steps across singular configurations
   int generic_rank = 0;                   ///< the rank used to watch for singular configurations

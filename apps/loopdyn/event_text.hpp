@@ -1,0 +1,25 @@
+#pragma once
+// A run's events (dynamics/run_event.hpp) in words, for the reports of `loopdyn simulate` (text,
+// JSON, HTML) and the Python module, and as JSON fields.
+
+#include <string>
+
+#include "loopdyn/dynamics/run_event.hpp"
+#include "loopdyn/io/json_writer.hpp"
+#include "loopdyn/model/model.hpp"
+
+namespace loopdyn::cli {
+
+/// "t = 0.710000 s": a time as the reports print it.
+std::string timeText(Scalar t);
+
+/// "singular-passage", "lock-up", ...: the kind as a JSON / Python key.
+const char* eventKindName(EventKind kind);
+
+/// The event in one line, starting with its time ("t = ... s: singular configuration ...").
+std::string eventText(const Model& model, const RunEvent& event);
+
+/// The event as a JSON object: kind, t, text, and the fields its kind fills.
+void writeEvent(io::JsonWriter& w, const Model& model, const RunEvent& event);
+
+}  // namespace loopdyn::cli

@@ -1,0 +1,62 @@
+#pragma once
+/// What happened along a run, as data: when, what kind, and the numbers that say how (ranks,
+/// ratios, coordinates, equations). The library records; the front ends put it into words
+/// (apps/loopdyn/event_text.hpp: the CLI's report, its JSON, the HTML report, the Python module).
+///
+/// One flat record for every kind keeps the events one list in time order, easy to write as
+/// JSON or a Python dict; each kind fills the fields its comment names and leaves the rest at
+/// their defaults.
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/common/types.hpp"
+
+namespace loopdyn {
+
+enum class EventKind {
+  /// The initial configuration is singular (rank below the generic rank): the formulation takes
+  /// the branch of the initial velocity, or of the initial acceleration when at rest
+  /// (dynamics/singular_start.hpp). Fields: ratio, rank, rank_regular, at_rest, misfit,
+  /// between_branches, joint_coordinates.
+  SingularStart,
+  /// A singular configuration passed (dynamics/singular_watch.hpp; SimulationResult::passages
+  /// holds the whole description). Fields: ratio, rank, rank_regular, new_motions,
+  /// branch_change, at_rest, stepped_across, left_branch.
+  SingularPassage,
+  /// Coordinate partitioning switched its independent coordinates (projective criterion, paper
+  /// 003 sect. 5). Fields: from, to (coordinate names), quality_from, quality_to, switch_ratio.
+  CoordinateSwitch,
+  /// Coordinate partitioning kept its coordinates but re-chose its independent constraint rows
+  /// (C_KD ill-conditioned). Fields: condition.
+  RowsRechosen,
+  /// The rank of C rose above the generic rank between t_from and t: the constraints lock the
+  /// mechanism, which a rigid model stops with an impulse the equations do not contain; the run
+  /// stops. Fields: t_from, rank_regular (the rank before), rank (after), equation (the row that
+  /// became independent, index into Model::equations()), ratio, new_motions (admissible motions
+  /// left: nv - rank).
+  LockUp,
+};
+
+struct RunEvent {
+  EventKind kind = EventKind::SingularPassage;
+  Scalar t = 0;              ///< s
+  Scalar ratio = 0;          ///< |R_rr| / |R_11| of C_s^T's pivoted QR there
+  int rank = 0;              ///< the rank of C there
+  int rank_regular = 0;      ///< the generic rank (the rank along the motion)
+  int new_motions = 0;       ///< admissible motions beyond the regular ones (LockUp: those left)
+  Scalar branch_change = 0;  ///< sin of the tangent spaces' largest principal angle across a passage
+  bool at_rest = false;      ///< the motion is (nearly) at rest there
+  bool stepped_across = false;    ///< a collocation step crossed the passage
+  bool left_branch = false;       ///< the motion left its branch (a failed check unless at_rest)
+  Scalar misfit = 0;              ///< singular start: |d - P P^T d| of the initial direction d
+  bool between_branches = false;  ///< singular start: d lies between branches (the nearest taken)
+  bool joint_coordinates = false;  ///< singular start: measured in joint coordinates
+  std::vector<std::string> from, to;  ///< coordinate switch: independent coordinates before / after
+  Scalar quality_from = 0, quality_to = 0, switch_ratio = 0;  ///< coordinate switch: sigma_min of each
+  Scalar condition = 0;  ///< rows re-chosen: C_KD's reciprocal condition
+  Scalar t_from = 0;     ///< lock-up: the step's start
+  int equation = -1;     ///< lock-up: the equation that became independent
+};
+
+}  // namespace loopdyn
