@@ -73,7 +73,9 @@ py::dict simulateModel(const PyModel& m, double t_end, const std::string& method
   for (const loopdyn::SingularPassage& p : run.result.passages) passages.append(p.t);
   py::dict out;
   out["ok"] = run.result.ok;
+  out["status"] = loopdyn::runStatusName(run.result.status);
   out["failure"] = run.result.failure;
+  out["failure_time"] = run.result.failure_time;
   out["formulation"] = run.formulation;
   out["columns"] = columns;
   out["non_unique"] = run.non_unique;

@@ -29,17 +29,6 @@ std::string timeText(Scalar t) {
   return os.str();
 }
 
-const char* eventKindName(EventKind kind) {
-  switch (kind) {
-    case EventKind::SingularStart: return "singular-start";
-    case EventKind::SingularPassage: return "singular-passage";
-    case EventKind::CoordinateSwitch: return "coordinate-switch";
-    case EventKind::RowsRechosen: return "rows-rechosen";
-    case EventKind::LockUp: return "lock-up";
-  }
-  return "unknown";
-}
-
 std::string eventText(const Model& model, const RunEvent& e) {
   std::ostringstream os;
   os << timeText(e.t) << ": ";

@@ -13,9 +13,6 @@ namespace loopdyn::cli {
 /// "t = 0.710000 s": a time as the reports print it.
 std::string timeText(Scalar t);
 
-/// "singular-passage", "lock-up", ...: the kind as a JSON / Python key.
-const char* eventKindName(EventKind kind);
-
 /// The event in one line, starting with its time ("t = ... s: singular configuration ...").
 std::string eventText(const Model& model, const RunEvent& event);
 

@@ -132,7 +132,9 @@ std::string simulationJson(const SimulationRun& run) {
   io::JsonWriter w;
   w.beginObject();
   w.key("ok").value(r.ok);
+  w.key("status").value(runStatusName(r.status));
   w.key("failure").value(r.failure);
+  if (!r.ok) w.key("failure_time").value(r.failure_time);
   w.key("model").value(run.model_path);
   w.key("output").value(r.ok ? run.out_path : std::string());
   w.key("formulation").value(run.formulation);

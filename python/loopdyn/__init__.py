@@ -54,13 +54,16 @@ Model.analyze = _analyze
 class Simulation:
     """The outcome of loopdyn.simulate: one numpy array per output column (the names of the CSV
     `loopdyn simulate` writes; `non_unique` lists the reactions the model does not determine), the
-    events and singular passages, and the run's checks. A failed run (ok False, failure saying
-    when and why) keeps its samples up to the failure."""
+    events (dicts: kind, t, text and the numbers of that kind) and singular passages, and the run's
+    checks. A failed run (ok False; status the kind of failure, e.g. "singular-configuration" or
+    "energy-drift", failure_time when, failure in words) keeps its samples up to the failure."""
 
     ok: bool
     failure: str
     formulation: str
     columns: Dict[str, np.ndarray]
+    status: str = "completed"
+    failure_time: float = 0.0
     non_unique: List[str] = field(default_factory=list)
     events: List[Dict[str, Any]] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)

@@ -41,6 +41,8 @@ class Simulation:
     ok: bool
     failure: str
     formulation: str
+    status: str
+    failure_time: float
     columns: Dict[str, np.ndarray]
     non_unique: List[str]
     events: List[Dict[str, Any]]

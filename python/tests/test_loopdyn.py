@@ -120,7 +120,12 @@ class Simulation(unittest.TestCase):
                                       coordinates="relative")
         self.assertTrue(projection.ok, projection.failure)
         np.testing.assert_allclose(projection["crank1.phi"], absolute["crank1.phi"], atol=1e-7)
-        # elimination and partitioning stop at that singular configuration, by design: up to it
+        # elimination and partitioning stop at that singular configuration, by design, and say so
+        stopped = loopdyn.simulate(model, t_end=1, method="elimination")
+        self.assertFalse(stopped.ok)
+        self.assertEqual(stopped.status, "singular-configuration")
+        self.assertAlmostEqual(stopped.failure_time, 0.714, delta=0.001)
+        # up to it they give the same motion
         for method in ("elimination", "partitioning"):
             run = loopdyn.simulate(model, t_end=0.6, rtol=1e-10, atol=1e-12, method=method, coordinates="relative")
             self.assertTrue(run.ok, run.failure)

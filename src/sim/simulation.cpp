@@ -330,6 +330,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   // constraints with the dynamics evaluated there
   Sample sample;
   Scalar energy_max_T = 0, energy_V0 = 0, energy_dV = 0;
+  Scalar energy_drift_time = x0.t, step_violation_time = x0.t;  // where the checks' maxima are
   // (inside the step across a singular configuration the sample's state is the collocation's,
   // not the integrator's: its drift says nothing about the integration and is not counted)
   auto emit = [&](Scalar t, const VecX& y, bool in_crossing = false) {
@@ -341,10 +342,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     if (problem.empty())
       problem = formulation.evaluate(model, ws, sample.x, y.segment(nq, nu), du,
                                      Evaluation{options.multipliers, true, formulation.carriesVelocities()});
-    if (!problem.empty() && result.ok) {
-      result.ok = false;
-      result.failure = "at " + timeLabel(t) + ": " + problem;
-    }
+    if (!problem.empty()) result.fail(RunStatus::EvaluationFailed, t, "at " + timeLabel(t) + ": " + problem);
     sample.a = ws.a;
     sample.lambda = ws.lambda;
     sample.generalized_velocities = formulation.generalizedVelocities(y.segment(nq, nu));
@@ -356,7 +354,10 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       result.energy_initial = E;
       energy_V0 = sample.potential;
     }
-    result.energy_drift_max = std::max(result.energy_drift_max, std::abs(E - result.energy_initial));
+    if (std::abs(E - result.energy_initial) > result.energy_drift_max) {
+      result.energy_drift_max = std::abs(E - result.energy_initial);
+      energy_drift_time = sample.x.t;
+    }
     if (!in_crossing) {
       result.max_position_violation = std::max(result.max_position_violation, sample.position_violation);
       result.max_velocity_violation = std::max(result.max_velocity_violation, sample.velocity_violation);
@@ -379,8 +380,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   if (const std::string problem =
           start_problem.empty() ? formulation.start(model, ws, x0, y0.segment(nq, nu)) : start_problem;
       !problem.empty()) {
-    result.ok = false;
-    result.failure = "at " + timeLabel(x0.t) + ": " + problem;
+    result.fail(RunStatus::StartFailed, x0.t, "at " + timeLabel(x0.t) + ": " + problem);
     result.final_state = x0;
     return result;
   }
@@ -410,10 +410,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       positions(t, y_now, x_mode);
       if (const std::string problem =
               formulation.evaluationModeChanged(model, ws, x_mode, project, y_now.segment(nq, nu));
-          !problem.empty()) {
-        result.ok = false;
-        result.failure = "at " + timeLabel(t) + ": " + problem;
-      }
+          !problem.empty())
+        result.fail(RunStatus::EvaluationFailed, t, "at " + timeLabel(t) + ": " + problem);
     }
     integrator.reset(t, y_now);
   };
@@ -483,10 +481,9 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
                                   ": the motion came to rest at a singular configuration and left it on another branch; "
                                   "the rigid model does not decide which branch a motion at rest there takes");
       } else if (event.left_branch) {
-        result.ok = false;
-        result.failed_check =
-            "the motion left its branch at the singular configuration at " + when + singularityHint(model, p.x, rank);
-        result.failure = result.failed_check;
+        result.fail(RunStatus::LeftBranch, p.x.t,
+                    "the motion left its branch at the singular configuration at " + when +
+                        singularityHint(model, p.x, rank));
       }
       if (result.events.size() < kMaxEvents) result.events.push_back(std::move(event));
       result.passages.push_back(std::move(passage));
@@ -598,9 +595,10 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
                            timeLabel(integrator.time())};
       if (!step.ok) {
         positions(integrator.time(), integrator.state(), xp);
-        result.ok = false;
-        result.failure = step.message + singularityHint(model, xp, rank);
-        if (!rhs_problem.empty()) result.failure += " (" + rhs_problem + ")";
+        // (a step fails where its right-hand side did, or where its error control gave up)
+        result.fail(rhs_problem.empty() ? RunStatus::StepFailed : RunStatus::EvaluationFailed, integrator.time(),
+                    step.message + singularityHint(model, xp, rank) +
+                        (rhs_problem.empty() ? std::string() : " (" + rhs_problem + ")"));
         break;
       }
       step_info.at = [&](Scalar t, State& x, VecX& ui) {
@@ -652,9 +650,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       event.ratio = watch.lastExcessRatio();
       event.new_motions = model.nv() - rank - 1;
       if (result.events.size() < kMaxEvents) result.events.push_back(std::move(event));
-      result.ok = false;
-      result.failed_check = os.str();
-      result.failure = os.str();
+      result.fail(RunStatus::LockUp, xp.t, os.str());
       break;
     }
     for (const SingularWatch::Approach& approach : approaches) {
@@ -662,11 +658,11 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       VecX us;
       step_info.at(approach.t, p.x, us);
       if (!formulation.passesSingularConfigurations()) {
-        result.ok = false;
-        result.failure = "at " + timeLabel(approach.t) + " the mechanism reaches a singular configuration" +
-                         singularityHint(model, p.x, rank) + ", which " + std::string(formulation.name()) +
-                         " cannot go through: its equations or coordinates turn dependent there (--method lagrange "
-                         "or projection passes it)";
+        result.fail(RunStatus::SingularConfiguration, approach.t,
+                    "at " + timeLabel(approach.t) + " the mechanism reaches a singular configuration" +
+                        singularityHint(model, p.x, rank) + ", which " + std::string(formulation.name()) +
+                        " cannot go through: its equations or coordinates turn dependent there (--method lagrange "
+                        "or projection passes it)");
         break;
       }
       p.ratio = approach.ratio;
@@ -693,7 +689,10 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       evaluateConstraints(model, ws.kin, xp);
       Scalar position = 0, velocity = 0;
       violations(model, ws, xp, position, velocity);
-      if (!crossing) result.max_step_position_violation = std::max(result.max_step_position_violation, position);
+      if (!crossing && position > result.max_step_position_violation) {
+        result.max_step_position_violation = position;
+        step_violation_time = xp.t;
+      }
       const Scalar speed = ws.scaling.col.cwiseProduct(xp.v).norm() / model.characteristicLength();
       // (formulation.hpp: velocitiesFollowPositions)
       const bool velocity_trigger =
@@ -712,9 +711,9 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
             velocity <= kPostponeFactor * tolerance * std::max<Scalar>(1, speed)) {
           ++result.projections_postponed;  // keep the (still small) violation and try again after the next step
         } else if (!projected.converged) {
-          result.ok = false;
-          result.failure = "at " + timeLabel(xp.t) + " the state could not be projected onto the constraints: " +
-                           projected.message + singularityHint(model, xp, rank);
+          result.fail(RunStatus::ProjectionFailed, xp.t,
+                      "at " + timeLabel(xp.t) + " the state could not be projected onto the constraints: " +
+                          projected.message + singularityHint(model, xp, rank));
           break;
         } else {
           xp = projected.state;
@@ -726,8 +725,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
           try {
             coordinates->fromState(xp, p_end);  // (joint coordinates: re-derived from the moved bodies)
           } catch (const InvalidArgument& e) {
-            result.ok = false;
-            result.failure = "at " + timeLabel(xp.t) + " the projected state has no joint coordinates: " + e.what();
+            result.fail(RunStatus::ProjectionFailed, xp.t,
+                        "at " + timeLabel(xp.t) + " the projected state has no joint coordinates: " + e.what());
             break;
           }
         }
@@ -735,8 +734,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     }
     const Formulation::StepOutcome outcome = formulation.afterStep(model, ws, step_info, xp, u);
     if (!outcome.failure.empty()) {
-      result.ok = false;
-      result.failure = outcome.failure;
+      result.fail(RunStatus::EvaluationFailed, xp.t, outcome.failure);
       break;
     }
     if (outcome.event && result.events.size() < kMaxEvents) {
@@ -756,10 +754,10 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     const Scalar ratio = watch.lastRatio();
     steps_near = ratio < kCrossingRatio ? steps_near + 1 : 0;
     if (steps_near > kMaxStepsNear) {
-      result.ok = false;
-      result.failure = "from " + timeLabel(t_near) + " to " + timeLabel(integrator.time()) + " the motion stays at a " +
-                       "singular configuration" + singularityHint(model, xp, rank) + " (" + std::to_string(steps_near) +
-                       " steps without leaving it): a motion that comes to rest there is not decided by the rigid model";
+      result.fail(RunStatus::RestsAtSingular, t_near,
+                  "from " + timeLabel(t_near) + " to " + timeLabel(integrator.time()) + " the motion stays at a " +
+                      "singular configuration" + singularityHint(model, xp, rank) + " (" + std::to_string(steps_near) +
+                      " steps without leaving it): a motion that comes to rest there is not decided by the rigid model");
       break;
     }
     if (steps_near == 1) t_near = integrator.time();
@@ -818,11 +816,12 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   if (result.ok && drift > energyTolerance(options)) {
     std::ostringstream os;
     os << "the energy balance drifted by " << drift << " of the energy scale, above the " << energyTolerance(options)
-       << " a correct run keeps at rtol " << options.ode.rtol << ": the result is not trustworthy";
-    result.failed_check = os.str();
+       << " a correct run keeps at rtol " << options.ode.rtol << " (largest at " << timeLabel(energy_drift_time)
+       << "): the result is not trustworthy";
+    result.fail(RunStatus::EnergyDrift, energy_drift_time, os.str());
   }
   const Scalar violation_limit = kPostponeFactor * tolerance;
-  if (result.ok && result.failed_check.empty() && options.stabilization == Stabilization::Projection &&
+  if (result.ok && options.stabilization == Stabilization::Projection &&
       result.max_step_position_violation > violation_limit) {
     // (at the step ends: between them the samples' violation also holds the interpolation error of
     // the integrator's dense output, up to 140 x the trigger for a fully driven Stewart platform
@@ -830,15 +829,43 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     std::ostringstream os;
     os << "the integrated positions violated the constraints by " << result.max_step_position_violation
        << " (scaled) at a step's end, above " << violation_limit << " (" << kPostponeFactor
-       << " x the projection trigger)";
-    result.failed_check = os.str();
-  }
-  if (result.ok && !result.failed_check.empty()) {
-    result.ok = false;
-    result.failure = result.failed_check;
+       << " x the projection trigger) at " << timeLabel(step_violation_time);
+    result.fail(RunStatus::ConstraintViolation, step_violation_time, os.str());
   }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+const char* runStatusName(RunStatus status) {
+  switch (status) {
+    case RunStatus::Completed: return "completed";
+    case RunStatus::StartFailed: return "start-failed";
+    case RunStatus::EvaluationFailed: return "evaluation-failed";
+    case RunStatus::StepFailed: return "step-failed";
+    case RunStatus::ProjectionFailed: return "projection-failed";
+    case RunStatus::SingularConfiguration: return "singular-configuration";
+    case RunStatus::RestsAtSingular: return "rests-at-singular";
+    case RunStatus::LeftBranch: return "left-branch";
+    case RunStatus::LockUp: return "lock-up";
+    case RunStatus::EnergyDrift: return "energy-drift";
+    case RunStatus::ConstraintViolation: return "constraint-violation";
+  }
+  return "unknown";
+}
+
+std::ostream& operator<<(std::ostream& os, RunStatus status) { return os << runStatusName(status); }
+
+bool isFailedCheck(RunStatus status) {
+  return status == RunStatus::LeftBranch || status == RunStatus::LockUp || status == RunStatus::EnergyDrift ||
+         status == RunStatus::ConstraintViolation;
+}
+
+void SimulationResult::fail(RunStatus why, Scalar t, std::string text) {
+  if (!ok) return;
+  ok = false;
+  status = why;
+  failure_time = t;
+  failure = std::move(text);
 }
 
 }  // namespace loopdyn

@@ -394,6 +394,8 @@ TEST(SimulateCommand, ProjectionReportsSingularPassages) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const YAML::Node j = YAML::Load(r.output);
   EXPECT_EQ(j["formulation"].as<std::string>(), "projection");
+  EXPECT_EQ(j["status"].as<std::string>(), "completed");
+  EXPECT_FALSE(j["failure_time"]) << "only a failed run has a failure time";
   ASSERT_EQ(j["events"].size(), 2u) << r.output;
   const YAML::Node passage = j["events"][0];
   EXPECT_EQ(passage["kind"].as<std::string>(), "singular-passage") << r.output;

@@ -173,7 +173,8 @@ TEST(Partitioning, StopsAtTheFirstSingularConfiguration) {
   ASSERT_TRUE(b.result.ok) << b.result.failure;
   ASSERT_FALSE(b.result.passages.empty());
   const Scalar t_singular = b.result.passages.front().t;
-  EXPECT_NE(a.result.failure.find("singular configuration"), std::string::npos) << a.result.failure;
+  EXPECT_EQ(a.result.status, RunStatus::SingularConfiguration) << a.result.failure;
+  EXPECT_NEAR(a.result.failure_time, t_singular, 1e-4) << a.result.failure;
   const Scalar t_stop = a.t.back();
   EXPECT_LE(t_stop, t_singular);
   EXPECT_GT(t_stop, t_singular - 0.02);  // the last sample before it

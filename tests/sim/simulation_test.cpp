@@ -151,6 +151,12 @@ TEST(Simulation, AutomaticEliminationIsReChosenWhereItsRowsBecomeDependent) {
   EliminationFormulation fixed(model, rows, false);
   const SimulationResult stopped = simulate(model, fixed, x0, options, noSamples);
   EXPECT_FALSE(stopped.ok);
+  EXPECT_EQ(stopped.status, RunStatus::EvaluationFailed) << stopped.failure;
+  // (where its equations turn dependent along this run: 0.814 s at bs23's default tolerance)
+  EXPECT_GT(stopped.failure_time, 0);
+  EXPECT_LT(stopped.failure_time, options.t_end);
+  EXPECT_NE(stopped.failure.find("at t = " + std::to_string(stopped.failure_time).substr(0, 5)), std::string::npos)
+      << stopped.failure;
   EXPECT_NE(stopped.failure.find("not singular"), std::string::npos) << stopped.failure;
 
   std::vector<VecX> q_elimination, q_lagrange;
@@ -468,6 +474,8 @@ TEST(Simulation, ContradictorySteeringLocksTheCarAndTheRunSaysSo) {
       continue;
     }
     ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.status, RunStatus::LockUp);
+    EXPECT_TRUE(isFailedCheck(r.status));
     EXPECT_NE(r.failure.find("the constraints lock the mechanism: the rank of C rose from 8 to 9 (WFR became"),
               std::string::npos)
         << r.failure;

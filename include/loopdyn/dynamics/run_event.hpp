@@ -7,6 +7,7 @@
 /// JSON or a Python dict; each kind fills the fields its comment names and leaves the rest at
 /// their defaults.
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ enum class EventKind {
   /// left: nv - rank).
   LockUp,
 };
+
+/// "singular-passage", "lock-up", ...: the kind as a JSON / Python key.
+const char* eventKindName(EventKind kind);
+std::ostream& operator<<(std::ostream& os, EventKind kind);
 
 struct RunEvent {
   EventKind kind = EventKind::SingularPassage;

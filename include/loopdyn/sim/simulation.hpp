@@ -115,9 +115,36 @@ struct Sample {
   Scalar velocity_violation = 0;
 };
 
+/// How a run ended, as data (the words are SimulationResult::failure's and the front ends').
+enum class RunStatus {
+  Completed,  ///< t_end reached, every check passed
+  // the run could not go on (a numerical failure):
+  StartFailed,            ///< no start at x0 (no assembly, no joint coordinates, no branch at a singular start)
+  EvaluationFailed,       ///< the dynamics could not be evaluated (dependent equations, a singular matrix)
+  StepFailed,             ///< the integrator could not make a step (its step size collapsed, max_steps)
+  ProjectionFailed,       ///< the state could not be projected onto the constraints
+  SingularConfiguration,  ///< a formulation that cannot pass one (elimination, partitioning) reached one
+  RestsAtSingular,        ///< the motion stays at a singular configuration: the rigid model does not decide it
+  // a check failed: the computed motion is physically wrong (sim/simulation.hpp's header):
+  LeftBranch,           ///< the motion left its branch at a singular passage
+  LockUp,               ///< the constraints locked the mechanism (RunEvent LockUp)
+  EnergyDrift,          ///< the energy balance drifted beyond energyTolerance
+  ConstraintViolation,  ///< the integrated positions violated the constraints beyond 100 x the trigger
+};
+
+/// "completed", "step-failed", "energy-drift", ...: the status as a JSON / Python key.
+const char* runStatusName(RunStatus status);
+
+std::ostream& operator<<(std::ostream& os, RunStatus status);
+
+/// True for the statuses of a failed check (the result is wrong, not merely unfinished).
+bool isFailedCheck(RunStatus status);
+
 struct SimulationResult {
-  bool ok = true;
-  std::string failure;  ///< when !ok: when and why, with the mechanism parts involved
+  bool ok = true;  ///< status == Completed
+  RunStatus status = RunStatus::Completed;
+  Scalar failure_time = 0;  ///< when !ok: the time of the failure (the checks: of the worst sample)
+  std::string failure;      ///< when !ok: when and why, with the mechanism parts involved
   ode::Statistics statistics;
   long projections = 0;
   long projections_postponed = 0;  ///< projections that did not converge next to a singular configuration
@@ -139,9 +166,9 @@ struct SimulationResult {
   std::vector<SingularPassage> passages;  ///< singular configurations passed, in time order
   long crossing_steps = 0;                ///< collocation steps across singular configurations
   int generic_rank = 0;                   ///< the rank used to watch for singular configurations
-  /// Why the result is physically wrong when a check failed (energy, branch, violation); empty
-  /// otherwise. `failure` then says the same; a numerical failure leaves this empty.
-  std::string failed_check;
+  /// Records the run's end: ok = false, status, failure_time and failure (the first failure
+  /// stays: a later call does nothing).
+  void fail(RunStatus why, Scalar t, std::string text);
 };
 
 /// Integrates from x0 (assembled) to options.t_end, calling on_sample at t = 0, dt, 2 dt, ...,
