@@ -56,8 +56,7 @@ DynamicsWorkspace::DynamicsWorkspace(const Model& model)
     : kin(model),
       a(VecX::Zero(model.nv())),
       lambda(VecX::Zero(model.nc())),
-      scaling(constraintScaling(model)),
-      kin_rates(model) {}
+      scaling(constraintScaling(model)) {}
 
 namespace {
 

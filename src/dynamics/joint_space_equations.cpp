@@ -83,9 +83,9 @@ void JointSpaceEquations::evaluate(const Model& model, const TreeKinematics& tre
   tree.absoluteAccelerations(x.q_r, x.v_r, VecX::Zero(tree.nv()), bias);  // Jdot v_r
   // M_r by the composite-rigid-body algorithm, Q_r by the Newton-Euler backward pass (tree_dynamics.hpp)
   compositeRigidBodyMassMatrix(model, tree, ws.kin.motion, axes, M);
-  ws.r = ws.F;
-  ws.r.noalias() -= ws.M * bias;
-  subtreeJointForces(model, tree, ws.kin.motion, axes, ws.r, Q);
+  body_forces_ = ws.F;
+  body_forces_.noalias() -= ws.M * bias;
+  subtreeJointForces(model, tree, ws.kin.motion, axes, body_forces_, Q);
   const auto k = static_cast<Eigen::Index>(rows.size());
   gamma.resize(k);
   for (Eigen::Index i = 0; i < k; ++i) gamma(i) = ws.Gamma(rows[static_cast<std::size_t>(i)]) - ws.kin.C.row(rows[static_cast<std::size_t>(i)]).dot(bias);
@@ -129,18 +129,18 @@ void JointSpaceEquations::treeMultipliers(const Model& model, DynamicsWorkspace&
   const ConstraintScaling& scaling = ws.scaling;
   ws.lambda.setZero(model.nc());
   // each body's F_b - M_b A_b, less the rows K's forces on it
-  ws.r.resize(model.nv());
+  body_forces_.resize(model.nv());
   for (BodyIndex b = 0; b < model.nb(); ++b) {
     const Eigen::Index o = static_cast<Eigen::Index>(b) * d;
-    ws.r.segment(o, d) = ws.F.segment(o, d);
-    ws.r.segment(o, d).noalias() -= ws.M.block(o, o, d, d) * ws.a.segment(o, d);
+    body_forces_.segment(o, d) = ws.F.segment(o, d);
+    body_forces_.segment(o, d).noalias() -= ws.M.block(o, o, d, d) * ws.a.segment(o, d);
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Scalar m = mu(static_cast<Eigen::Index>(i));
     ws.lambda(rows[i]) = m;
     for (const BodyIndex body : row_bodies_[i])
       if (body != kGround)
-        ws.r.segment(static_cast<Eigen::Index>(body) * d, d) -= m * Cm.row(rows[i]).segment(static_cast<Eigen::Index>(body) * d, d).transpose();
+        body_forces_.segment(static_cast<Eigen::Index>(body) * d, d) -= m * Cm.row(rows[i]).segment(static_cast<Eigen::Index>(body) * d, d).transpose();
   }
   // leaves to root
   const Topology& topology = model.topology();
@@ -153,12 +153,12 @@ void JointSpaceEquations::treeMultipliers(const Model& model, DynamicsWorkspace&
     Block A(d, joint.rows);
     for (int k = 0; k < joint.rows; ++k)
       A.col(k) = scaling.row(joint.row + k) * scaling.col.segment(o, d).cwiseProduct(Cm.row(joint.row + k).segment(o, d).transpose());
-    const Column rhs = scaling.col.segment(o, d).cwiseProduct(ws.r.segment(o, d));
+    const Column rhs = scaling.col.segment(o, d).cwiseProduct(body_forces_.segment(o, d));
     const Column lambda_s = A.colPivHouseholderQr().solve(rhs);
     for (int k = 0; k < joint.rows; ++k) ws.lambda(joint.row + k) = scaling.row(joint.row + k) * lambda_s(k);
     if (link.parent == kGround) continue;
     const Eigen::Index p = static_cast<Eigen::Index>(link.parent) * d;
-    ws.r.segment(p, d).noalias() -= Cm.block(joint.row, p, joint.rows, d).transpose() * ws.lambda.segment(joint.row, joint.rows);
+    body_forces_.segment(p, d).noalias() -= Cm.block(joint.row, p, joint.rows, d).transpose() * ws.lambda.segment(joint.row, joint.rows);
   }
 }
 

@@ -49,18 +49,18 @@ bool ProjectionFormulation::evaluateOnGram(const Model& model, DynamicsWorkspace
   ws.Gamma = ws.kin.Gamma;
   if (baumgarte.beta != 0) ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
   // the particular acceleration diag(col) Q1 p'' (eq. (10)), in velocity units
-  ws.w.resize(r_);
+  w_.resize(r_);
   for (int k = 0; k < r_; ++k) {
     const int i = independent_rows_[static_cast<std::size_t>(k)];
-    ws.w(k) = -row(i) * ws.Gamma(i);
+    w_(k) = -row(i) * ws.Gamma(i);
   }
-  tangent_gram_.solveInPlace(ws.w);
+  tangent_gram_.solveInPlace(w_);
   ws.a.setZero(n_);
-  tangent_gram_.subtractInverseMassRowsTransposedTimes(ws.w, ws.a);
+  tangent_gram_.subtractInverseMassRowsTransposedTimes(w_, ws.a);
   // eq. (11a): (T^T M~ T) u_dot' = T^T (F~ - M~ Q1 p'')
   Ma_.noalias() = ws.M * ws.a;
-  ws.r = ws.F - Ma_;
-  rhs_u_.noalias() = TS_.transpose() * ws.r;
+  residual_ = ws.F - Ma_;
+  rhs_u_.noalias() = TS_.transpose() * residual_;
   TtM_.noalias() = TS_.transpose() * ws.M;
   Mt_.noalias() = TtM_ * TS_;
   mt_llt_.compute(Mt_);
@@ -74,17 +74,17 @@ bool ProjectionFormulation::evaluateOnGram(const Model& model, DynamicsWorkspace
   for (int j = 0; j < f_; ++j) {
     for (int k = 0; k < r_; ++k) {
       const int i = independent_rows_[static_cast<std::size_t>(k)];
-      ws.w(k) = row(i) * ws.kin.C_rate.row(i).dot(TS_.col(j));
+      w_(k) = row(i) * ws.kin.C_rate.row(i).dot(TS_.col(j));
     }
-    tangent_gram_.solveInPlace(ws.w);
-    ws.dq.setZero(n_);
-    tangent_gram_.subtractInverseMassRowsTransposedTimes(ws.w, ws.dq);
-    Tdot.col(j) = ws.dq.cwiseQuotient(S);
+    tangent_gram_.solveInPlace(w_);
+    dv_.setZero(n_);
+    tangent_gram_.subtractInverseMassRowsTransposedTimes(w_, dv_);
+    Tdot.col(j) = dv_.cwiseQuotient(S);
   }
   if (how.multipliers) {
     Ma_.noalias() = ws.M * ws.a;
-    ws.r = ws.F - Ma_;
-    leastNormMultipliers(model, ws, ws.r);
+    residual_ = ws.F - Ma_;
+    leastNormMultipliers(model, ws, residual_);
   }
   return true;
 }
@@ -130,8 +130,8 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   tf.q1Times(p2_, at_);                         // beta'' (scaled)
   ws.a = S.cwiseProduct(at_);
   Ma_.noalias() = ws.M * ws.a;
-  ws.r = ws.F - Ma_;                             // F - M S beta''
-  rhs_u_.noalias() = TS_.transpose() * ws.r;
+  residual_ = ws.F - Ma_;  // F - M S beta''
+  rhs_u_.noalias() = TS_.transpose() * residual_;
   TtM_.noalias() = TS_.transpose() * ws.M;
   Mt_.noalias() = TtM_ * TS_;
   if (f_ > 0) {  // (a fully driven mechanism has no tangent basis: nothing to solve or continue)
@@ -153,8 +153,8 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   }, AdotT_, X_, du);
   if (how.multipliers) {
     Ma_.noalias() = ws.M * ws.a;
-    ws.r = ws.F - Ma_;
-    leastNormMultipliers(model, ws, ws.r);
+    residual_ = ws.F - Ma_;
+    leastNormMultipliers(model, ws, residual_);
   }
   return {};
 }

@@ -54,7 +54,6 @@ std::string RelativeEliminationFormulation::solveAt(const Model& model, Dynamics
                                                     bool multipliers) const {
   JointSpaceEquations& e = equations_;
   e.evaluate(model, tree_, ws, x, baumgarte);
-  ws.b_cut = e.b;
   mass_llt_.compute(e.M);
   if (mass_llt_.info() != Eigen::Success) return "the tree's mass matrix J^T M J is not positive definite";
   // At = L_r^-1 C_r^T diag(row), z0 = L_r^-1 Q_r (kept_rows.hpp)
@@ -83,19 +82,19 @@ std::string RelativeEliminationFormulation::solveAt(const Model& model, Dynamics
     kept = why.independent;
   }
   ws.a_r = mass_llt_.matrixU().solve(solver_.z);
-  ws.mu.setZero(k);
+  mu_.setZero(k);
   for (std::size_t i = 0; i < kept.size(); ++i)
-    ws.mu(kept[i]) = ws.scaling.row(e.rows[static_cast<std::size_t>(kept[i])]) * solver_.w(static_cast<Eigen::Index>(i));
+    mu_(kept[i]) = ws.scaling.row(e.rows[static_cast<std::size_t>(kept[i])]) * solver_.w(static_cast<Eigen::Index>(i));
   tree_.absoluteAccelerations(x.q_r, x.v_r, ws.a_r, ws.a);  // A = J a_r + Jdot v_r
   if (!ws.a_r.allFinite()) return {};  // (the simulation names the bodies)
 
   // every row's multiplier: mu (the rows eliminated carry none), the tree joints' from the bodies
-  if (multipliers) e.treeMultipliers(model, ws, ws.mu);
+  if (multipliers) e.treeMultipliers(model, ws, mu_);
   return {};
 }
 
-Scalar RelativeEliminationFormulation::constraintPower(const DynamicsWorkspace& ws, const State&) const {
-  return ws.mu.dot(ws.b_cut);
+Scalar RelativeEliminationFormulation::constraintPower(const DynamicsWorkspace&, const State&) const {
+  return mu_.dot(equations_.b);  // (b of the rows left, at the last evaluation)
 }
 
 }  // namespace loopdyn

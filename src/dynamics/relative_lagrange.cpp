@@ -14,22 +14,21 @@ std::string RelativeLagrangeFormulation::solveAt(const Model& model, DynamicsWor
                                                  bool multipliers) const {
   JointSpaceEquations& e = equations_;
   e.evaluate(model, tree_, ws, x, baumgarte);
-  ws.b_cut = e.b;
 
   // the tree: M_r a = Q_r without constraints (tree_dynamics.hpp)
   const Eigen::LLT<MatX> M_r(e.M);
   if (M_r.info() != Eigen::Success) return "the tree's mass matrix J^T M J is not positive definite";
   ws.a_r = M_r.solve(e.Q);
   const auto k = static_cast<Eigen::Index>(e.rows.size());
-  ws.mu.setZero(k);
+  mu_.setZero(k);
   if (k > 0) {
     // a = M_r^-1 (Q_r - C_r^T mu): (C_r M_r^-1 C_r^T) mu = C_r M_r^-1 Q_r - gamma_r, least norm
     const MatX MinvCt = M_r.solve(e.C.transpose());
     Eigen::CompleteOrthogonalDecomposition<MatX> gram;
     gram.setThreshold(kRankThreshold);
     gram.compute(e.C * MinvCt);
-    ws.mu = gram.solve(e.C * ws.a_r - e.gamma);
-    ws.a_r.noalias() -= MinvCt * ws.mu;
+    mu_ = gram.solve(e.C * ws.a_r - e.gamma);
+    ws.a_r.noalias() -= MinvCt * mu_;
   }
   tree_.absoluteAccelerations(x.q_r, x.v_r, ws.a_r, ws.a);  // A = J a_r + Jdot v_r
   if (!ws.a_r.allFinite()) return {};  // (the simulation names the bodies)
@@ -37,14 +36,14 @@ std::string RelativeLagrangeFormulation::solveAt(const Model& model, DynamicsWor
   // every row's multiplier: the rows K's least (scaled) norm where they are redundant (mu's own
   // norm above depends on the units of the rows), the tree joints' from the bodies' equations
   if (multipliers) {
-    e.constraintMultipliers(ws.scaling, ws.a_r, nullptr, ws.mu);
-    e.treeMultipliers(model, ws, ws.mu);
+    e.constraintMultipliers(ws.scaling, ws.a_r, nullptr, mu_);
+    e.treeMultipliers(model, ws, mu_);
   }
   return {};
 }
 
-Scalar RelativeLagrangeFormulation::constraintPower(const DynamicsWorkspace& ws, const State&) const {
-  return ws.mu.dot(ws.b_cut);
+Scalar RelativeLagrangeFormulation::constraintPower(const DynamicsWorkspace&, const State&) const {
+  return mu_.dot(equations_.b);  // (b of the rows left, at the last evaluation)
 }
 
 }  // namespace loopdyn

@@ -80,8 +80,8 @@ std::string RelativePartitioningFormulation::evaluateWith(const Partition& p, co
   if (multipliers && ws.a.allFinite()) {
     // the rows of the partition carry the joint-space constraint forces (the others none), the
     // tree joints what the bodies' equations leave
-    e.constraintMultipliers(ws.scaling, ws.a_r, &p.rows, ws.mu);
-    e.treeMultipliers(model, ws, ws.mu);
+    e.constraintMultipliers(ws.scaling, ws.a_r, &p.rows, mu_);
+    e.treeMultipliers(model, ws, mu_);
   }
   return {};
 }

@@ -29,7 +29,8 @@ RelativeProjectionFormulation::RelativeProjectionFormulation(const Model& model,
       r_(jointSpaceRank(model, rank)),
       f_(n_ - r_),
       continuation_(continuation),
-      equations_(model, tree_) {
+      equations_(model, tree_),
+      kin_rates_(model) {
   LOOPDYN_CHECK(r_ >= 0 && r_ <= n_, "projection in joint coordinates: rank ", rank, " leaves ", r_,
                 " for the constraints outside the spanning tree, out of range 0 .. ", n_);
 }
@@ -47,13 +48,13 @@ void RelativeProjectionFormulation::constraintRateTimes(const Model& model, Dyna
   // central difference of two shifted evaluations
   const std::vector<int>& rows = equations_.rows;
   const auto k = static_cast<Eigen::Index>(rows.size());
-  evaluateConstraintsAndRates(model, ws.kin_rates, x);
-  tree_.jacobianTimes(x.q_r, x.v_r, ws.kin_rates.motion, TS_, JT_, JdotT_, jacobian_scratch_);
+  evaluateConstraintsAndRates(model, kin_rates_, x);
+  tree_.jacobianTimes(x.q_r, x.v_r, kin_rates_.motion, TS_, JT_, JdotT_, jacobian_scratch_);
   AdotT.resize(k, f_);
   for (Eigen::Index i = 0; i < k; ++i) {
     const int row = rows[static_cast<std::size_t>(i)];
-    AdotT.row(i).noalias() = ws.kin_rates.C_rate.row(row) * JT_;
-    AdotT.row(i).noalias() += ws.kin_rates.C.row(row) * JdotT_;
+    AdotT.row(i).noalias() = kin_rates_.C_rate.row(row) * JT_;
+    AdotT.row(i).noalias() += kin_rates_.C.row(row) * JdotT_;
     AdotT.row(i) *= ws.scaling.row(row);
   }
 }
@@ -141,8 +142,8 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
   if (how.multipliers) {
     // the joint-space constraint forces on the rows K (least norm where redundant), the tree
     // joints what the bodies' equations leave
-    e.constraintMultipliers(ws.scaling, ws.a_r, nullptr, ws.mu);
-    e.treeMultipliers(model, ws, ws.mu);
+    e.constraintMultipliers(ws.scaling, ws.a_r, nullptr, mu_);
+    e.treeMultipliers(model, ws, mu_);
   }
   return {};
 }

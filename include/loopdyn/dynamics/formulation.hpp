@@ -63,37 +63,37 @@
 
 namespace loopdyn {
 
-/// Everything one dynamics evaluation needs, sized once for a model. One per thread.
+/// One dynamics evaluation's results, and the scratch of what every formulation shares, sized
+/// once for a model. One per thread. A formulation's own matrices live in the formulation object
+/// (one per thread as well), so every member here has one meaning whichever formulation runs.
 struct DynamicsWorkspace {
   explicit DynamicsWorkspace(const Model& model);
 
-  KinematicsWorkspace kin;
-  MatX M;        ///< nv x nv
-  VecX F, F_nc;  ///< applied generalized forces; their non-conservative part
-  VecX a;        ///< accelerations, nv
-  VecX lambda;   ///< multipliers, m + h (zero for eliminated rows)
-  VecX Gamma;    ///< the Gamma used (with Baumgarte terms if any)
+  // ---- the evaluation (Formulation::solve / evaluate fill these) ----
+  KinematicsWorkspace kin;  ///< the constraints at the evaluated state
+  MatX M;                   ///< nv x nv
+  VecX F, F_nc;             ///< applied generalized forces; their non-conservative part
+  VecX a;                   ///< body accelerations, nv
+  VecX a_r;                 ///< joint accelerations (formulations in joint coordinates)
+  VecX lambda;              ///< multipliers of every row of C, m + h (zero for eliminated rows)
+  VecX Gamma;               ///< the Gamma used (with Baumgarte terms if any)
+  ConstraintScaling scaling;   ///< the rows' and coordinates' scales (kinematics/scaling.hpp)
+  InverseMass inverse_mass;    ///< M^-1 by bodies, at kin's configuration
 
-  // scratch
-  ConstraintScaling scaling;
-  InverseMass inverse_mass;    ///< M^-1 by bodies, at ws.kin's configuration
-  KineticGram gram_all;        ///< G over all rows of C (lagrange, velocity projection)
+  // ---- Gauss's principle, the projections onto the constraints and the least-norm multipliers
+  // of this header (formulation.cpp) ----
+  KineticGram gram_all;        ///< G over all rows of C
   KineticGram gram_holonomic;  ///< G over the holonomic rows (position projection)
   VecX dq;                     ///< a position correction, nv
+  VecX w;                      ///< G^-1 times a right-hand side (multipliers, scaled)
+  VecX r;                      ///< the constraint force F - M a
   MatX Cs_t;                   ///< C_s^T = diag(col) C^T diag(row)
-  VecX r, w;
-  Eigen::CompleteOrthogonalDecomposition<MatX> cod;
+  Eigen::CompleteOrthogonalDecomposition<MatX> cod;  ///< of C_s^T
 
-  // shared by the singularity watch, the singular start and the minimal-coordinate formulations
-  // (projection and partitioning keep their own matrices as members)
-  TangentFactorization tangent;
-  KinematicsWorkspace kin_rates;  ///< constraints and their rates at x: the rate of A in joint coordinates
-  State x_shifted;
-
-  // relative coordinates (relative_lagrange.hpp)
-  VecX a_r;    ///< joint accelerations
-  VecX mu;     ///< multipliers of the rows left as constraints (cut joints, drivers, knife edges)
-  VecX b_cut;  ///< those rows' b (C v + b = 0): their power is mu^T b_cut
+  // ---- the singularity watch, the singular start and the choice of independent rows or
+  // coordinates (singular_watch.hpp, singular_start.hpp, partitioning.hpp) ----
+  TangentFactorization tangent;  ///< the pivoted QR of C_s^T at kin's configuration
+  State x_shifted;               ///< a state beside the one given (positions moved, velocities zeroed)
 };
 
 /// What an evaluation of the equations of motion should do besides the accelerations.

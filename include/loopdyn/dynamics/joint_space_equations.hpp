@@ -40,6 +40,9 @@ struct JointSpaceEquations {
 
  private:
   std::vector<std::array<BodyIndex, 2>> row_bodies_;  ///< per row of K: the bodies it acts on
+  /// Body forces being reduced: F - M Jdot v_r (evaluate), then what the bodies' equations leave
+  /// for their link joints (treeMultipliers).
+  mutable VecX body_forces_;
 
  public:
   std::vector<int> rows;  ///< K: the rows of C kept as constraints, ascending

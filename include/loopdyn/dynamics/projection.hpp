@@ -156,6 +156,9 @@ class ProjectionFormulation final : public Formulation {
   mutable MatX AdotT_, X_, Mt_, TtM_;
   mutable Eigen::LLT<MatX> mt_llt_;
   mutable VecX p1_, p2_, vt_, at_, rhs_u_, Ma_;
+  mutable VecX w_;         ///< G_K^-1 times a right-hand side (the particular acceleration, a column of T_dot)
+  mutable VecX dv_;        ///< a column of T_dot before its scaling (velocity units)
+  mutable VecX residual_;  ///< F - M a (the constraint force, for the multipliers)
 
  public:
   /// The basis in velocity units, diag(col) T, of the last evaluation (n x f).

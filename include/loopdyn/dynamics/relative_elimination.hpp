@@ -49,6 +49,7 @@ class RelativeEliminationFormulation final : public JointCoordinateFormulation {
   std::vector<int> kept_;        ///< positions in equations_.rows
   bool reselect_;
   mutable JointSpaceEquations equations_;  ///< (its buffers: one formulation object per thread)
+  mutable VecX mu_;  ///< multipliers of the rows left as constraints (cut joints, drivers, knife edges)
   mutable KeptRowsSolver solver_;
   mutable Eigen::LLT<MatX> mass_llt_;
   mutable MatX At_;

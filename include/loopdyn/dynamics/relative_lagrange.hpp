@@ -29,14 +29,17 @@ class RelativeLagrangeFormulation final : public JointCoordinateFormulation {
  public:
   explicit RelativeLagrangeFormulation(const Model& model);
   std::string_view name() const override { return "lagrange"; }
-  /// mu^T b_cut (the tree joints do no work).
+  /// mu^T b of the rows left (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
+  /// The last evaluation's multipliers of the rows left as constraints (jointSpaceConstraintRows).
+  const VecX& rowsLeftMultipliers() const { return mu_; }
 
  protected:
   std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const override;
 
  private:
   mutable JointSpaceEquations equations_;  ///< (its buffers: one formulation object per thread)
+  mutable VecX mu_;  ///< multipliers of the rows left as constraints (cut joints, drivers, knife edges)
 };
 
 }  // namespace loopdyn

@@ -77,6 +77,7 @@ class RelativePartitioningFormulation final : public JointCoordinateFormulation 
   std::vector<std::string> names_;  ///< the joint velocities' names
   // buffers (one formulation object per thread)
   mutable JointSpaceEquations equations_;
+  mutable VecX mu_;  ///< multipliers of the rows left as constraints (cut joints, drivers, knife edges)
   mutable PartitionedEquations partitioned_;
   mutable TangentFactorization tangent_;
   VecX row_;  ///< the scaling of the rows joint coordinates keep

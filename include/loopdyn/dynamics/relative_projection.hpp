@@ -78,7 +78,9 @@ class RelativeProjectionFormulation final : public JointCoordinateFormulation {
   long resets_ = 0;
   // buffers (one formulation object per thread)
   mutable JointSpaceEquations equations_;
+  mutable VecX mu_;  ///< multipliers of the rows left as constraints (cut joints, drivers, knife edges)
   mutable TangentFactorization tangent_;
+  mutable KinematicsWorkspace kin_rates_;  ///< the constraints and their rates at (q, T u): A' T
   mutable MatX T_projected_, TS_, Mt_, AdotT_, X_, JT_, JdotT_;
   mutable TreeKinematics::JacobianTimesScratch jacobian_scratch_;
   mutable VecX p1_, p2_, vt_, at_, rhs_;
