@@ -67,8 +67,8 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
 
   std::vector<std::vector<double>> rows;
   std::vector<double> row;
-  out.result = simulate(model, *built.formulation, x0, options, [&](const Sample& sample, const DynamicsWorkspace& ws) {
-    columns.fill(model, sample, ws, row);
+  out.result = simulate(model, *built.formulation, x0, options, [&](const Sample& sample, const DynamicsWorkspace&) {
+    columns.fill(model, sample, row);
     rows.push_back(row);
   });
   out.values.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(out.columns.size()));

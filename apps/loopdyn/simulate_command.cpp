@@ -200,8 +200,8 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   progress.header("loopdyn simulate: " + model.name() + " (" + options.model_path + "), " + run.formulation + ", " +
                   options.integrator + ", t = " + formatNumber(x0.t) + " .. " + formatNumber(so.t_end) + " s");
   try {
-    run.result = simulate(model, *formulation, x0, so, [&](const Sample& sample, const DynamicsWorkspace& ws) {
-      columns.fill(model, sample, ws, row);
+    run.result = simulate(model, *formulation, x0, so, [&](const Sample& sample, const DynamicsWorkspace&) {
+      columns.fill(model, sample, row);
       csv->writeRow(row);
       if (!options.report_path.empty()) kept_rows.push_back(row);
       progress.update(sample.x.t);

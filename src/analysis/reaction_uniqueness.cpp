@@ -78,9 +78,9 @@ PairUniqueness analyzePair(const Model& model, const KinematicsWorkspace& ws, co
   out.reaction = makeElement(s, rowRange(pair.row, pair.rows),
                              [&](const UniquenessTest& test) { return test.pair(pair.row, pair.rows); });
   // physical reading: the wrench on the first body at the pair's point, world and joint axes
-  const PairFrame frame = pairFrame(model, ws, index);
+  const PairFrame frame = pairFrame(model, ws.motion, index);
   WrenchMap W;
-  pairWrenchMap(model, ws, index, frame.body, frame.point, W);
+  pairWrenchMap(model, ws.motion, index, frame.body, frame.point, W);
   out.global = physicalComponents(model, s, W, pair.row, out.physical_methods_agree, threshold);
   WrenchMap W_joint(6, W.cols());
   W_joint.topRows(3) = frame.orientation.transpose() * W.topRows(3);
@@ -97,7 +97,7 @@ GroupUniqueness analyzeGroup(const Model& model, const KinematicsWorkspace& ws, 
   WrenchMap W;
   for (int index : group.pairs) {
     const Pair& pair = model.pairs()[static_cast<std::size_t>(index)];
-    pairWrenchMap(model, ws, index, group.body, point, W);
+    pairWrenchMap(model, ws.motion, index, group.body, point, W);
     K += scaledWrenchRows(s, W, pair.row, model.nc());
     for (int row : rowRange(pair.row, pair.rows)) equations.push_back(row);
   }

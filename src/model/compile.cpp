@@ -347,6 +347,7 @@ Model compile(const ModelSpec& spec, const CompileOptions& options) {
       joint.rows = static_cast<int>(equationSlots(joint.type, spec.dimension).size());
       const int pair = addPair(joint.name, std::string(jointTypeName(joint.type)), joint.rows, nonholonomic_pass,
                                joint.first, joint.second.body);
+      model.pairs_[static_cast<std::size_t>(pair)].joint = static_cast<int>(&joint - model.joints_.data());
       addEquations(pair, joint.type);
     }
     if (nonholonomic_pass) break;
@@ -354,6 +355,7 @@ Model compile(const ModelSpec& spec, const CompileOptions& options) {
     for (Driver& driver : model.drivers_) {
       driver.row = row;
       const int pair = addPair(driver.name, "driver", 1, false, driver.first, driver.second.body);
+      model.pairs_[static_cast<std::size_t>(pair)].driver = static_cast<int>(&driver - model.drivers_.data());
       const EquationKind kind =
           driver.target == DriverTarget::JointRotation ? EquationKind::Angular : EquationKind::Translational;
       model.equations_.push_back({driver.name, pair, kind});

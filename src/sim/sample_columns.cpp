@@ -64,7 +64,7 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
   }
 
   const std::span<const int> components = wrenchComponents(model.dimension());
-  for (std::size_t p = 0; p < model.pairs().size(); ++p) {
+  for (std::size_t p = 0; p < model.pairs().size() && (options.world_reactions || options.joint_reactions); ++p) {
     const Pair& pair = model.pairs()[p];
     if (isDriver(pair)) continue;
     // The analysis reads the wrench on the pair's first-marker body; the other body receives the
@@ -131,8 +131,7 @@ std::string resolvePoint(const Model& model, const std::string& text, TrackedPoi
   return {};
 }
 
-void SampleColumns::fill(const Model& model, const Sample& sample, const DynamicsWorkspace& ws,
-                         std::vector<double>& row) const {
+void SampleColumns::fill(const Model& model, const Sample& sample, std::vector<double>& row) const {
   row.resize(names_.size());
   std::size_t k = 0;
   row[k++] = sample.x.t;
@@ -204,18 +203,16 @@ void SampleColumns::fill(const Model& model, const Sample& sample, const Dynamic
   }
 
   const std::span<const int> components = wrenchComponents(model.dimension());
-  WrenchMap W;
-  Vec6 wrench, local;
+  LOOPDYN_CHECK(sides_.empty() || sample.reactions.size() == model.pairs().size(),
+                "the sample has no reactions (SimulationOptions::multipliers off)");
   for (const ReactionSide& side : sides_) {
     const Pair& pair = model.pairs()[static_cast<std::size_t>(side.pair)];
-    const PairFrame frame = pairFrame(model, ws.kin, side.pair);
-    pairWrenchMap(model, ws.kin, side.pair, side.body, frame.point, W);
-    wrench = W * sample.lambda.segment(pair.row, pair.rows);
+    const PairReaction& reaction = sample.reactions[static_cast<std::size_t>(side.pair)];
+    const Vec6& wrench = side.body == pair.body1 ? reaction.on_body1 : reaction.on_body2;
     if (options_.world_reactions)
       for (int c : components) row[k++] = wrench(c);
     if (options_.joint_reactions) {
-      local.head<3>() = frame.orientation.transpose() * wrench.head<3>();
-      local.tail<3>() = frame.orientation.transpose() * wrench.tail<3>();
+      const Vec6 local = reaction.inJointAxes(wrench);
       for (int c : components) row[k++] = local(c);
     }
   }

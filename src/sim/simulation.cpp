@@ -345,6 +345,9 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     if (!problem.empty()) result.fail(RunStatus::EvaluationFailed, t, "at " + timeLabel(t) + ": " + problem);
     sample.a = ws.a;
     sample.lambda = ws.lambda;
+    // the pairs' wrenches from every row's multiplier (tree joints' by the Newton-Euler pass, cut
+    // joints' and drivers' from the formulation's solve) at the evaluated motion
+    if (options.multipliers) pairReactions(model, ws.kin.motion, ws.lambda, sample.reactions);
     sample.generalized_velocities = formulation.generalizedVelocities(y.segment(nq, nu));
     sample.kinetic = kineticEnergy(model, ws.kin.motion);
     sample.potential = potentialEnergy(model, ws.kin.motion);

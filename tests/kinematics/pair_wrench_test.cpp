@@ -28,7 +28,7 @@ TEST(PairWrench, PowerOfTheWrenchEqualsThePowerOfTheConstraintForces) {
         Vec3 point = Vec3::Random();
         if (dimension == 2) point.z() = 0;
         WrenchMap W;
-        pairWrenchMap(model, ws, p, b, point, W);
+        pairWrenchMap(model, ws.motion, p, b, point, W);
         const VecX lambda = VecX::Random(pair.rows);
         VecX v = VecX::Zero(model.nv());
         v.segment(b * nv, nv) = VecX::Random(nv);
@@ -55,13 +55,13 @@ TEST(PairWrench, GroundReceivesTheOppositeOfWhatItsBodyReceives) {
   KinematicsWorkspace ws(model);
   evaluateConstraints(model, ws, test::stateOf(model));
   const int p = model.pairIndex("O2");
-  const PairFrame frame = pairFrame(model, ws, p);
+  const PairFrame frame = pairFrame(model, ws.motion, p);
   EXPECT_EQ(frame.body, kGround);
   WrenchMap on_ground, on_crank;
-  pairWrenchMap(model, ws, p, kGround, frame.point, on_ground);
-  pairWrenchMap(model, ws, p, model.bodyIndex("crank"), frame.point, on_crank);
+  pairWrenchMap(model, ws.motion, p, kGround, frame.point, on_ground);
+  pairWrenchMap(model, ws.motion, p, model.bodyIndex("crank"), frame.point, on_crank);
   EXPECT_LT((on_ground + on_crank).norm(), kTolerance);
-  EXPECT_THROW(pairWrenchMap(model, ws, p, model.bodyIndex("rocker"), frame.point, on_ground), InvalidArgument);
+  EXPECT_THROW(pairWrenchMap(model, ws.motion, p, model.bodyIndex("rocker"), frame.point, on_ground), InvalidArgument);
 }
 
 TEST(PairWrench, JointBetweenMovingBodiesActsEquallyAndOppositely) {
@@ -78,12 +78,54 @@ TEST(PairWrench, JointBetweenMovingBodiesActsEquallyAndOppositely) {
     for (int p = 0; p < static_cast<int>(model.pairs().size()); ++p) {
       const Pair& pair = model.pairs()[static_cast<std::size_t>(p)];
       if (pair.body1 == kGround || pair.body2 == kGround) continue;
-      const Vec3 point = pairFrame(model, ws, p).point;
+      const Vec3 point = pairFrame(model, ws.motion, p).point;
       WrenchMap W1, W2;
-      pairWrenchMap(model, ws, p, pair.body1, point, W1);
-      pairWrenchMap(model, ws, p, pair.body2, point, W2);
+      pairWrenchMap(model, ws.motion, p, pair.body1, point, W1);
+      pairWrenchMap(model, ws.motion, p, pair.body2, point, W2);
       EXPECT_LT((W1 + W2).norm(), 1e-12 * (1 + W1.norm())) << pair.name << " (" << pair.type << ")";
     }
+  }
+}
+
+/// Every pair's reaction, moved back to each moving body's centre of mass and summed over the
+/// pairs acting on it, is that body's block of -C^T lambda (formulation.hpp's constraint force):
+/// the jets' rows are C's, and every multiplier reaches its bodies once. Ground carries minus the
+/// wrenches on the moving bodies.
+TEST(PairWrench, ReactionsAddUpToTheConstraintForcesOnEveryBody) {
+  std::mt19937 rng(17);
+  for (int dimension : {2, 3}) {
+    const Model model = compile(test::everyPairTypeSpec(dimension, rng));
+    KinematicsWorkspace ws(model);
+    evaluateConstraints(model, ws, test::randomState(model, rng));
+    const VecX lambda = VecX::Random(model.nc());
+    std::vector<PairReaction> reactions;
+    pairReactions(model, ws.motion, lambda, reactions);
+    ASSERT_EQ(reactions.size(), model.pairs().size());
+    const VecX force = -ws.C.transpose() * lambda;
+    const int nv = model.vPerBody();
+    VecX sum = VecX::Zero(model.nv());
+    for (std::size_t p = 0; p < reactions.size(); ++p) {
+      const Pair& pair = model.pairs()[p];
+      const PairReaction& r = reactions[p];
+      EXPECT_LT((r.frame.point - pairFrame(model, ws.motion, static_cast<int>(p)).point).norm(), kTolerance);
+      for (const auto& [body, wrench] : {std::pair{pair.body1, r.on_body1}, std::pair{pair.body2, r.on_body2}}) {
+        if (body == kGround) {
+          const Vec6& other = body == pair.body1 ? r.on_body2 : r.on_body1;
+          EXPECT_LT((wrench + other).norm(), kTolerance * (1 + other.norm())) << pair.name;
+          continue;
+        }
+        // (F, M_P) -> (F, M_c) with M_c = M_P - (r_c - P) x F
+        const Vec3 F = wrench.head<3>();
+        const Vec3 M = wrench.tail<3>() - (ws.motion[static_cast<std::size_t>(body)].r - r.frame.point).cross(F);
+        if (dimension == 2) sum.segment<3>(body * nv) += Vec3(F.x(), F.y(), M.z());
+        else sum.segment<6>(body * nv) += (Vec6() << F, M).finished();
+      }
+      // the joint-frame components are the world ones in the marker's axes
+      EXPECT_LT((r.frame.orientation * r.inJointAxes(r.on_body1).head<3>() - r.on_body1.head<3>()).norm(),
+                kTolerance * (1 + r.on_body1.norm()));
+    }
+    EXPECT_LT((sum - force).lpNorm<Eigen::Infinity>(), kTolerance * (1 + force.lpNorm<Eigen::Infinity>()))
+        << "dimension " << dimension;
   }
 }
 

@@ -47,18 +47,14 @@ struct Recorded {
 Recorded record(const Model& model, Formulation& formulation, const State& x0, Scalar t_end) {
   const SimulationOptions options = test::accurateOptions(t_end, kRtol, kSampleInterval);
   Recorded out;
-  out.result = simulate(model, formulation, x0, options, [&](const Sample& s, const DynamicsWorkspace& ws) {
+  out.result = simulate(model, formulation, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
     out.t.push_back(s.x.t);
     out.q.push_back(s.x.q);
     std::vector<PairWrench> wrenches;
-    for (int p = 0; p < static_cast<int>(model.pairs().size()); ++p) {
-      const Pair& pair = model.pairs()[static_cast<std::size_t>(p)];
-      const PairFrame frame = pairFrame(model, ws.kin, p);
-      WrenchMap W;
-      pairWrenchMap(model, ws.kin, p, frame.body, frame.point, W);
+    for (const PairReaction& reaction : s.reactions) {
       PairWrench w;
-      w.world = W * s.lambda.segment(pair.row, pair.rows);
-      w.joint << frame.orientation.transpose() * w.world.head<3>(), frame.orientation.transpose() * w.world.tail<3>();
+      w.world = reaction.on_body1;  // (on the first marker's body, as the uniqueness analysis reads it)
+      w.joint = reaction.inJointAxes(w.world);
       wrenches.push_back(w);
     }
     out.wrench.push_back(std::move(wrenches));

@@ -48,9 +48,9 @@ Table run(const Model& model, Formulation& formulation, const State& x0, Scalar 
   Table out;
   out.names = columns.names();
   out.result = simulate(model, formulation, x0, test::accurateOptions(t_end, rtol, kSampleInterval),
-                        [&](const Sample& sample, const DynamicsWorkspace& ws) {
+                        [&](const Sample& sample, const DynamicsWorkspace&) {
                           std::vector<double> row;
-                          columns.fill(model, sample, ws, row);
+                          columns.fill(model, sample, row);
                           out.rows.push_back(std::move(row));
                         });
   return out;

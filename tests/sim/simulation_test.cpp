@@ -86,16 +86,10 @@ Trajectory run(const Model& model, Formulation& formulation, const State& x0, Sc
   options.ode.rtol = 1e-10;
   options.ode.atol = 1e-12;
   Trajectory out;
-  const SimulationResult r = simulate(model, formulation, x0, options, [&](const Sample& s, const DynamicsWorkspace& ws) {
+  const SimulationResult r = simulate(model, formulation, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
     out.q.push_back(s.x.q);
     std::map<std::string, Vec6> wrenches;
-    for (int p = 0; p < static_cast<int>(model.pairs().size()); ++p) {
-      const Pair& pair = model.pairs()[static_cast<std::size_t>(p)];
-      const PairFrame frame = pairFrame(model, ws.kin, p);
-      WrenchMap W;
-      pairWrenchMap(model, ws.kin, p, frame.body, frame.point, W);
-      wrenches[pair.name] = W * s.lambda.segment(pair.row, pair.rows);
-    }
+    for (std::size_t p = 0; p < model.pairs().size(); ++p) wrenches[model.pairs()[p].name] = s.reactions[p].on_body1;
     out.wrenches.push_back(wrenches);
   });
   EXPECT_TRUE(r.ok) << formulation.name() << ": " << r.failure;

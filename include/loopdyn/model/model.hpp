@@ -85,6 +85,8 @@ struct Pair {
   BodyIndex body1 = kGround, body2 = kGround;
   /// Where the pair acts and its joint frame: the first marker (a joint driver: its joint's).
   MarkerFrame first;
+  int joint = -1;   ///< index into Model::joints(), or -1 (a driver)
+  int driver = -1;  ///< index into Model::drivers(), or -1 (a joint)
 };
 
 /// A set of pairs acting on one common body (see GroupSpec), resolved to indices.

@@ -81,9 +81,9 @@ class SampleColumns {
   /// Whether any column is a multiplier (a reaction or a driver force): samples need them.
   bool needsMultipliers() const { return !sides_.empty() || !driver_rows_.empty(); }
 
-  /// The values of one row, in the order of names(). ws holds the dynamics evaluated at the
-  /// sample (as passed to simulate's on_sample). Allocates nothing once row has the right size.
-  void fill(const Model& model, const Sample& sample, const DynamicsWorkspace& ws, std::vector<double>& row) const;
+  /// The values of one row, in the order of names(): the reactions from the sample's own
+  /// (Sample::reactions). Allocates nothing once row has the right size.
+  void fill(const Model& model, const Sample& sample, std::vector<double>& row) const;
 
  private:
   /// One body's side of one pair: its world and/or joint-frame components.

@@ -49,6 +49,7 @@
 
 #include "loopdyn/dynamics/formulation.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
+#include "loopdyn/kinematics/pair_wrench.hpp"
 #include "loopdyn/ode/integrator.hpp"
 
 namespace loopdyn {
@@ -94,7 +95,8 @@ struct SimulationOptions {
   Scalar energy_tolerance = 0;
   /// Generic rank of C on the motion (analyzeConstraints); -1: found from the initial state.
   int generic_rank = -1;
-  /// Multipliers (joint reactions) in the samples; without them Sample::lambda is not filled.
+  /// Multipliers and the pairs' reactions in the samples; without them Sample::lambda and
+  /// Sample::reactions are not filled.
   bool multipliers = true;
 };
 
@@ -107,6 +109,9 @@ Scalar energyTolerance(const SimulationOptions& options);
 struct Sample {
   State x;
   VecX a, lambda;
+  /// Every pair's reaction (kinematics/pair_wrench.hpp) from lambda, with
+  /// SimulationOptions::multipliers (otherwise empty).
+  std::vector<PairReaction> reactions;
   VecX generalized_velocities;  ///< minimal-coordinate formulations: the independent velocities u
   Scalar kinetic = 0, potential = 0, work = 0;
   /// ||Phi_s|| / L and ||diag(row)(C v + b)|| / L (1/s) of the integrated state before that
