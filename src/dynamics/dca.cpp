@@ -12,13 +12,6 @@
 
 namespace loopdyn {
 
-namespace {
-
-/// Columns of a jet slot (6: velocity, angular velocity) used in 2D: vx, vy, wz.
-constexpr std::array<int, 3> kPlanarColumns{0, 1, 5};
-
-}  // namespace
-
 DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_connections) : d_(model.vPerBody()) {
   const Topology& topology = model.topology();
   // the connections: every joint and driver with its rows of C
@@ -176,36 +169,47 @@ void DivideAndConquer::setThreads(int threads) {
   arena_ = threads > 1 ? std::make_unique<tbb::task_arena>(threads) : nullptr;
 }
 
-void DivideAndConquer::evaluateConnections(const Node& node) {
-  // the connections' scaled rows and Gamma (paper 001, eqs. (8)-(9)), pair by pair
+template <int D>
+void DivideAndConquer::evaluateConnectionsIn(const Node& node) {
+  // the connections' scaled rows and Gamma (paper 001, eqs. (8)-(9)), pair by pair, from the
+  // model's own equations in its dimension's jets (planar ones: 3 columns a body)
+  constexpr int nvb = kJetBodyColumns<D>;
   const Pass& p = pass_;
-  std::array<Jet, 6> jets;
+  std::array<BasicJet<false, D>, 6> jets;
   for (const int ci : node.connections) {
     Connection& c = connections_[static_cast<std::size_t>(ci)];
-    const std::span<Jet> out(jets.data(), static_cast<std::size_t>(c.rows));
+    const std::span<BasicJet<false, D>> out(jets.data(), static_cast<std::size_t>(c.rows));
     const BodyMotion& m1 = motionOf(*p.motion, c.bodies[0]);
     const BodyMotion& m2 = motionOf(*p.motion, c.bodies[1]);
-    JetRow velocities;
-    velocities << m1.v.transpose(), m1.w.transpose(), m2.v.transpose(), m2.w.transpose();
-    if (c.joint >= 0) {
-      const Joint& joint = p.model->joints()[static_cast<std::size_t>(c.joint)];
-      jointEquations(p.model->dimension(), joint, m1, m2, out);
-    } else {
-      const Driver& driver = p.model->drivers()[static_cast<std::size_t>(c.driver)];
-      out[0] = driverEquation(*p.model, driver, m1, m2, p.t);
-    }
+    if (c.joint >= 0)
+      jointEquations<false, D>(p.model->joints()[static_cast<std::size_t>(c.joint)], m1, m2, out);
+    else
+      out[0] = driverEquation<false, D>(p.model->drivers()[static_cast<std::size_t>(c.driver)], m1, m2, p.t);
     for (int r = 0; r < c.rows; ++r) {
       const Scalar s = p.scaling->row(c.row + r);
-      const Jet& jet = out[static_cast<std::size_t>(r)];
-      for (int slot = 0; slot < 2; ++slot)
-        for (int k = 0; k < d_; ++k)
-          c.J(r, 6 * slot + k) = s * jet.grad(6 * slot + (d_ == 3 ? kPlanarColumns[static_cast<std::size_t>(k)] : k));
-      if (p.velocity_level)  // C V = -Phi_t: the jet's dot less its part along the bodies' velocities
-        c.Gamma(r) = -s * (jet.dot - jet.grad.dot(velocities));
-      else
+      const BasicJet<false, D>& jet = out[static_cast<std::size_t>(r)];
+      c.J.row(r).template head<nvb>() = s * jet.grad.template head<nvb>();
+      c.J.row(r).template segment<nvb>(6) = s * jet.grad.template tail<nvb>();
+      if (p.velocity_level) {
+        // C V = -Phi_t: the jet's dot less its part along the bodies' velocities
+        Scalar along = 0;
+        for (int slot = 0; slot < 2; ++slot) {
+          const BodyMotion& m = slot == 0 ? m1 : m2;
+          const Scalar* g = jet.grad.data() + nvb * slot;
+          if constexpr (D == 2) along += g[0] * m.v.x() + g[1] * m.v.y() + g[2] * m.w.z();
+          else along += Eigen::Map<const Vec3>(g).dot(m.v) + Eigen::Map<const Vec3>(g + 3).dot(m.w);
+        }
+        c.Gamma(r) = -s * (jet.dot - along);
+      } else {
         c.Gamma(r) = s * (-jet.ddot + (p.gamma_shift->size() > 0 ? (*p.gamma_shift)(c.row + r) : 0));
+      }
     }
   }
+}
+
+void DivideAndConquer::evaluateConnections(const Node& node) {
+  if (d_ == 3) evaluateConnectionsIn<2>(node);
+  else evaluateConnectionsIn<3>(node);
 }
 
 void DivideAndConquer::mainPassAt(int n) {
@@ -507,7 +511,7 @@ void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, con
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   dca.solve(model, ws.kin.motion, ws.F, x.t, ws.scaling, gamma_shift, ws.a, ws.lambda);
   if (!ws.a.allFinite()) return;  // (the simulation names the bodies)
-  tree.jointAccelerations(x, ws.a, ws.a_r);
+  tree.jointAccelerations(x, ws.kin.motion, ws.a, ws.a_r);
 }
 
 void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x,
@@ -515,11 +519,12 @@ void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, 
   forwardDynamicsByDca(dca_, tree_, model, ws, x, gamma_shift);
 }
 
-std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const {
-  // the dense constraint evaluation only where something reads it: the reactions' columns,
-  // Baumgarte's terms, the drivers' power lambda^T b (scleronomic rows have b = 0 at any state)
+std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool) const {
+  // the dense constraint evaluation only where something reads it: Baumgarte's terms, the
+  // drivers' power lambda^T b (scleronomic rows have b = 0 at any state); every multiplier comes
+  // from the assembly, and the reactions from them without C (kinematics/pair_wrench.hpp)
   const bool stabilized = baumgarte.alpha != 0 || baumgarte.beta != 0;
-  if (multipliers || stabilized || !model.drivers().empty()) evaluateConstraints(model, ws.kin, x);
+  if (stabilized || !model.drivers().empty()) evaluateConstraints(model, ws.kin, x);
   // Baumgarte's terms, when on, as the absolute formulations add them (formulation.hpp)
   ws.Gamma.setZero(0);
   if (stabilized) {

@@ -219,9 +219,11 @@ MovingFrame movingFrame(const BodyMotion& m, const Vec3& a, const Vec3& alpha, c
 
 }  // namespace
 
-void TreeKinematics::jointAccelerations(const State& x, const VecX& A, VecX& a_r) const {
-  LOOPDYN_CHECK(x.q_r.size() == nq_ && x.v_r.size() == nv_ && A.size() == model_.nv(),
-                "joint accelerations: the state has no joint coordinates, or A has the wrong size");
+void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A,
+                                        VecX& a_r) const {
+  LOOPDYN_CHECK(x.q_r.size() == nq_ && x.v_r.size() == nv_ && A.size() == model_.nv() &&
+                    static_cast<int>(motion.size()) == model_.nb(),
+                "joint accelerations: the state has no joint coordinates, or A or the motions have the wrong size");
   a_r.resize(nv_);
   const auto accelerationOf = [&](BodyIndex b, Vec3& a, Vec3& alpha) {
     a.setZero();
@@ -239,8 +241,8 @@ void TreeKinematics::jointAccelerations(const State& x, const VecX& A, VecX& a_r
     Vec3 a1, alpha1, a2, alpha2;
     accelerationOf(link.first.body, a1, alpha1);
     accelerationOf(link.second.body, a2, alpha2);
-    const MovingFrame F1 = movingFrame(bodyMotion(model_, x.q, x.v, link.first.body), a1, alpha1, link.first);
-    const MovingFrame F2 = movingFrame(bodyMotion(model_, x.q, x.v, link.second.body), a2, alpha2, link.second);
+    const MovingFrame F1 = movingFrame(motionOf(motion, link.first.body), a1, alpha1, link.first);
+    const MovingFrame F2 = movingFrame(motionOf(motion, link.second.body), a2, alpha2, link.second);
     // the relative twist in frame-1 axes, [R1^T y; R1^T (w2 - w1)] with y = rdot - w1 x r (r = o2 - o1),
     // and its rate [R1^T (ydot - w1 x y); R1^T (alpha2 - alpha1 - w1 x (w2 - w1))]
     const Vec3 r = F2.o - F1.o, r_dot = F2.o_dot - F1.o_dot, r_ddot = F2.o_ddot - F1.o_ddot;

@@ -126,8 +126,10 @@ TEST(TreeKinematics, BodyAccelerationsAreJTimesJointAccelerationsPlusJdotVAndGiv
     x.q_r = q;
     x.v_r = v;
     tree.absoluteState(q, v, 0, x);
+    std::vector<BodyMotion> motion;
+    for (BodyIndex b = 0; b < model.nb(); ++b) motion.push_back(bodyMotion(model, x.q, x.v, b));
     VecX a_back;
-    tree.jointAccelerations(x, A, a_back);
+    tree.jointAccelerations(x, motion, A, a_back);
     EXPECT_LT(test::maxAbs(a_back - a), 1e-11 * (1 + test::maxAbs(A))) << "trial " << trial;
   }
 }

@@ -158,8 +158,10 @@ class DivideAndConquer {
   /// Main pass and back-substitution for pass_.
   int run();
 
-  /// The rows and Gamma of the connections assembled at `node`.
+  /// The rows and Gamma of the connections assembled at `node` (in the model's dimension D).
   void evaluateConnections(const Node& node);
+  template <int D>
+  void evaluateConnectionsIn(const Node& node);
   /// Node kernels: the main pass at one node (a body's Phi and b, or the assembly of its children)
   /// and the back-substitution at one node.
   void mainPassAt(int n);
@@ -205,9 +207,10 @@ class DcaFormulation final : public JointCoordinateFormulation {
   void forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x, const VecX& gamma_shift) const;
 
  protected:
-  /// forwardDynamics, with ws.kin evaluated at x where something reads it: with `multipliers` (the
-  /// reactions' columns), Baumgarte's terms, or drivers (their power lambda^T b). A right-hand side
-  /// without them is O(n); the simulation evaluates the constraints itself for its checks.
+  /// forwardDynamics (every multiplier, whatever `multipliers` says), with ws.kin evaluated at x
+  /// where something reads it: Baumgarte's terms, or drivers (their power lambda^T b). A
+  /// right-hand side without them is O(n); the simulation evaluates the constraints itself for
+  /// its checks.
   std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const override;
 
  private:

@@ -64,7 +64,8 @@ class TreeKinematics {
   /// state x (q, v and q_r, v_r consistent): each joint's relative twist rate in its first
   /// marker's axes, less the part that is not S a (JointModel::biasTwist), through S^T (S has
   /// orthonormal columns). Exact when A satisfies the tree joints' acceleration equations.
-  void jointAccelerations(const State& x, const VecX& A, VecX& a_r) const;
+  /// motion: the bodies' motions at x (bodyMotion of each body, e.g. KinematicsWorkspace::motion).
+  void jointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A, VecX& a_r) const;
 
   /// J (model.nv() x nv()): the body velocities per unit joint velocity, column by column. Dense,
   /// O(n^2): a baseline and a test reference, not for large trees.
