@@ -1,6 +1,7 @@
 #include "loopdyn/dynamics/dca.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <span>
 
 #include <tbb/parallel_invoke.h>
@@ -9,6 +10,7 @@
 #include "loopdyn/dynamics/kinetic_gram.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/kinematics/constraint_equations.hpp"
+#include "dca_node_kernels.hpp"
 
 namespace loopdyn {
 
@@ -146,6 +148,22 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
   }
   std::reverse(order_.begin(), order_.end());
 
+  // the nodes stored in that order, so that each pass sweeps their memory once (a 256-loop
+  // ladder's 770 nodes outgrow the L2 cache, and visited in the topology's numbering they were
+  // fetched at random: 13 % more time a body than at 64 loops)
+  {
+    std::vector<int> position(nodes_.size());
+    for (std::size_t k = 0; k < order_.size(); ++k) position[static_cast<std::size_t>(order_[k])] = static_cast<int>(k);
+    std::vector<Node> sorted(nodes_.size());
+    for (std::size_t k = 0; k < order_.size(); ++k) sorted[k] = std::move(nodes_[static_cast<std::size_t>(order_[k])]);
+    for (Node& n : sorted)
+      for (int& child : n.children)
+        if (child >= 0) child = position[static_cast<std::size_t>(child)];
+    for (Connection& c : connections_) c.node = position[static_cast<std::size_t>(c.node)];
+    nodes_ = std::move(sorted);
+    std::iota(order_.begin(), order_.end(), 0);
+  }
+
   // each subtree is a contiguous run of order_ ending at its root (a reversed pre-order), and its
   // number of bodies decides whether its passes are shared out among threads
   for (std::size_t k = 0; k < order_.size(); ++k) {
@@ -219,23 +237,11 @@ void DivideAndConquer::mainPassAt(int n) {
     assemble(node);
     return;
   }
-  // a body: Phi = M^-1 on every handle pair (one handle at most: itself), b = M^-1 F
+  // a body (dca_node_kernels.hpp)
   const Body& body = pass_.model->bodies()[static_cast<std::size_t>(node.body)];
-  const int nh = static_cast<int>(node.handles.size());
-  Eigen::Matrix<Scalar, 6, 6> Minv = Eigen::Matrix<Scalar, 6, 6>::Zero();
-  Minv.topLeftCorner(3, 3) = Mat3::Identity() / body.mass;
-  if (d_ == 3) {
-    Minv(2, 2) = body.inertia_inverse(2, 2);
-  } else {
-    const Mat3& R = (*pass_.motion)[static_cast<std::size_t>(node.body)].R;
-    Minv.bottomRightCorner(3, 3) = R * body.inertia_inverse * R.transpose();
-  }
-  node.Phi.resize(nh * d_, nh * d_);
-  node.b.resize(nh * d_);
-  for (int i = 0; i < nh; ++i) {
-    node.b.segment(i * d_, d_).noalias() = Minv.topLeftCorner(d_, d_) * pass_.F->segment(node.body * d_, d_);
-    for (int j = 0; j < nh; ++j) node.Phi.block(i * d_, j * d_, d_, d_) = Minv.topLeftCorner(d_, d_);
-  }
+  const BodyMotion& m = (*pass_.motion)[static_cast<std::size_t>(node.body)];
+  if (d_ == 3) dca_kernels::bodyNode<3>(node, body, m, *pass_.F);
+  else dca_kernels::bodyNode<6>(node, body, m, *pass_.F);
 }
 
 void DivideAndConquer::backSubstitutionAt(int n) {
@@ -253,18 +259,9 @@ void DivideAndConquer::backSubstitutionAt(int n) {
     return;
   }
   const Body& body = pass_.model->bodies()[static_cast<std::size_t>(node.body)];
-  VecX& A = *pass_.A;
-  Eigen::Matrix<Scalar, 6, 1> force = Eigen::Matrix<Scalar, 6, 1>::Zero();
-  force.head(d_) = pass_.F->segment(node.body * d_, d_);
-  if (!node.handles.empty()) force.head(d_) += node.f;
-  A.segment(node.body * d_, d_).head<2>() = force.head<2>() / body.mass;
-  if (d_ == 3) {
-    A(node.body * 3 + 2) = body.inertia_inverse(2, 2) * force(2);
-  } else {
-    const Mat3& R = (*pass_.motion)[static_cast<std::size_t>(node.body)].R;
-    A(node.body * 6 + 2) = force(2) / body.mass;
-    A.segment<3>(node.body * 6 + 3) = R * (body.inertia_inverse * (R.transpose() * force.segment<3>(3)));
-  }
+  const BodyMotion& m = (*pass_.motion)[static_cast<std::size_t>(node.body)];
+  if (d_ == 3) dca_kernels::bodyAccelerations<3>(node, body, m, *pass_.F, *pass_.A);
+  else dca_kernels::bodyAccelerations<6>(node, body, m, *pass_.F, *pass_.A);
 }
 
 void DivideAndConquer::mainPassBelow(int n) {
@@ -326,183 +323,32 @@ int DivideAndConquer::run() {
   }
   int dependent = 0;
   for (const Node& node : nodes_)
-    if (node.children[0] >= 0) dependent += node.rows - node.W.rank();
+    if (node.children[0] >= 0 && !node.single) dependent += node.rows - node.W.rank();
   return dependent;
 }
-
-namespace {
-
-using Node = DivideAndConquer::Node;
-using Connection = DivideAndConquer::Connection;
-
-/// Row r of a connection's d columns on its body in `slot` (0: first, 1: second).
-template <int d>
-Eigen::Matrix<Scalar, d, 1> rowOn(const Connection& c, int slot, int r) {
-  return c.J.row(r).template segment<d>(6 * slot).transpose();
-}
-
-/// The main pass at an assembly node with d velocity coordinates per body (paper 000, eqs.
-/// (5)-(7)): W, beta_0 and Gc from the children, the factorisation of W, and the new node's Phi
-/// and b. Each connection's rows J_ce meet only its endpoint handle's d columns of the child's Phi,
-/// and everything goes in d x d blocks of fixed size.
-template <int d>
-void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std::vector<Connection>& connections) {
-  using Block = Eigen::Matrix<Scalar, d, 1>;
-  const int rows = node.rows;
-  const int nh = static_cast<int>(node.handles.size());
-  // Gc and beta_0 are not needed after the node's assembly: kept per thread, not per node (a
-  // chain of 4096 bodies keeps its nodes' matrices out of cache; these were a third of them), in
-  // one buffer that only grows (no allocation once it has met the largest node)
-  thread_local std::vector<Scalar> buffer;
-  std::array<Eigen::Index, 2> handle_rows{0, 0};
-  for (int s = 0; s < 2; ++s)
-    if (child[static_cast<std::size_t>(s)]) handle_rows[static_cast<std::size_t>(s)] = child[static_cast<std::size_t>(s)]->b.size();
-  const auto size = static_cast<std::size_t>((handle_rows[0] + handle_rows[1] + 1) * rows);
-  if (buffer.size() < size) buffer.resize(size);
-  std::array<Eigen::Map<MatX>, 2> node_Gc{Eigen::Map<MatX>(buffer.data(), handle_rows[0], rows),
-                                          Eigen::Map<MatX>(buffer.data() + handle_rows[0] * rows, handle_rows[1], rows)};
-  Eigen::Map<VecX> beta0(buffer.data() + (handle_rows[0] + handle_rows[1]) * rows, rows);
-
-  // Gc = Phi_child J^T (column by column, each a d-block per child handle), beta_0 = sum J b - Gamma
-  node_Gc[0].setZero();
-  node_Gc[1].setZero();
-  for (std::size_t i = 0; i < node.connections.size(); ++i) {
-    const Connection& c = connections[static_cast<std::size_t>(node.connections[i])];
-    const int k = node.row_offset[i];
-    for (int r = 0; r < c.rows; ++r) beta0(k + r) = -c.Gamma(r);
-    for (int slot = 0; slot < 2; ++slot) {
-      const DivideAndConquer::Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
-      if (e.child < 0) continue;  // ground
-      const Node& x = *child[static_cast<std::size_t>(e.child)];
-      Eigen::Map<MatX>& Gc = node_Gc[static_cast<std::size_t>(e.child)];
-      const int handles = static_cast<int>(x.handles.size());
-      for (int r = 0; r < c.rows; ++r) {
-        const Block jr = rowOn<d>(c, slot, r);
-        for (int h = 0; h < handles; ++h)
-          Gc.col(k + r).template segment<d>(h * d).noalias() += x.Phi.template block<d, d>(h * d, e.handle * d) * jr;
-        beta0(k + r) += jr.dot(x.b.template segment<d>(e.handle * d));
-      }
-    }
-  }
-
-  // W = sum J Gc: its lower triangle, then mirrored (exactly symmetric)
-  MatX& W = node.W.matrix();
-  W.setZero(rows, rows);
-  for (std::size_t i = 0; i < node.connections.size(); ++i) {
-    const Connection& c = connections[static_cast<std::size_t>(node.connections[i])];
-    const int k = node.row_offset[i];
-    for (int slot = 0; slot < 2; ++slot) {
-      const DivideAndConquer::Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
-      if (e.child < 0) continue;
-      const Eigen::Map<MatX>& Gc = node_Gc[static_cast<std::size_t>(e.child)];
-      for (int r = 0; r < c.rows; ++r) {
-        const Block jr = rowOn<d>(c, slot, r);
-        for (int col = 0; col <= k + r; ++col) W(k + r, col) += jr.dot(Gc.col(col).template segment<d>(e.handle * d));
-      }
-    }
-  }
-  for (int col = 0; col < rows; ++col)
-    for (int row = col + 1; row < rows; ++row) W(col, row) = W(row, col);
-  node.W.factorize(kGramPivotThreshold);
-
-  // the new node's handles: Phi^N_hk = Phi_hk [same child] - G_h W^+ G_k^T, b^N_h = b_h - G_h W^+
-  // beta_0, with G W^+ G^T = Y D^+ Y^T: Y = G P^T L^-T, the forward substitution on its columns
-  // (G: the handles' rows of Gc); y0 = L^-1 P beta_0 likewise
-  const std::vector<int>& perm = node.W.permutation();
-  node.Y.resize(nh * d, rows);
-  node.b.resize(nh * d);
-  node.Phi.resize(nh * d, nh * d);
-  for (int i = 0; i < nh; ++i) {
-    const DivideAndConquer::Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
-    const Node& x = *child[static_cast<std::size_t>(e.child)];
-    const Eigen::Map<MatX>& Gc = node_Gc[static_cast<std::size_t>(e.child)];
-    for (int kk = 0; kk < rows; ++kk)
-      node.Y.col(kk).template segment<d>(i * d) = Gc.col(perm[static_cast<std::size_t>(kk)]).template segment<d>(e.handle * d);
-    node.b.template segment<d>(i * d) = x.b.template segment<d>(e.handle * d);
-    for (int h = 0; h <= i; ++h) {
-      const DivideAndConquer::Endpoint& f = node.handle_in_child[static_cast<std::size_t>(h)];
-      if (f.child == e.child)
-        node.Phi.template block<d, d>(i * d, h * d) = x.Phi.template block<d, d>(e.handle * d, f.handle * d);
-      else
-        node.Phi.template block<d, d>(i * d, h * d).setZero();
-    }
-  }
-  node.y0.resize(rows);
-  for (int kk = 0; kk < rows; ++kk) node.y0(kk) = beta0(perm[static_cast<std::size_t>(kk)]);
-  const MatX& L = node.W.lower();
-  const int rank = node.W.rank();  // (L is zero in the columns of zero pivots)
-  for (int kk = 0; kk < rank; ++kk)
-    for (int i = kk + 1; i < rows; ++i) {
-      const Scalar l = L(i, kk);
-      if (l == 0) continue;
-      node.y0(i) -= l * node.y0(kk);
-      for (int h = 0; h < nh; ++h) node.Y.col(i).template segment<d>(h * d) -= l * node.Y.col(kk).template segment<d>(h * d);
-    }
-  // Phi's lower blocks and b: sum over the pivots of y_k y_k^T / D_k and y_k y0_k / D_k
-  const VecX& D = node.W.pivots();
-  for (int kk = 0; kk < rank; ++kk) {
-    const Scalar inverse = 1 / D(kk);
-    if (nh > 0) node.b.noalias() -= (inverse * node.y0(kk)) * node.Y.col(kk);
-    for (int h = 0; h < nh; ++h) {
-      const Block yd = inverse * node.Y.col(kk).template segment<d>(h * d);
-      for (int i = h; i < nh; ++i)
-        node.Phi.template block<d, d>(i * d, h * d).noalias() -= node.Y.col(kk).template segment<d>(i * d) * yd.transpose();
-    }
-  }
-  for (int i = 0; i < nh; ++i)
-    for (int h = i + 1; h < nh; ++h)
-      node.Phi.template block<d, d>(i * d, h * d) = node.Phi.template block<d, d>(h * d, i * d).transpose();
-}
-
-/// The back-substitution at an assembly node: its multipliers from the forces on its handles,
-/// lambda = -W^+ (beta_0 + G^T f) = -P^T L^-T D^+ (y0 + Y^T f), and the children's handle forces.
-template <int d>
-void backSubstituteNode(Node& node, std::vector<Node>& nodes, const std::vector<Connection>& connections) {
-  using Block = Eigen::Matrix<Scalar, d, 1>;
-  const int nh = static_cast<int>(node.handles.size());
-  node.lambda = node.y0;
-  for (int kk = 0; kk < node.rows; ++kk)
-    for (int h = 0; h < nh; ++h)
-      node.lambda(kk) += node.Y.col(kk).template segment<d>(h * d).dot(node.f.template segment<d>(h * d));
-  node.W.upperSolveInPlace(node.lambda);
-  node.lambda = -node.lambda;
-  // the children's handle forces: the node's on its handles, and J^T lambda of the connections
-  for (int s = 0; s < 2; ++s) {
-    if (node.children[static_cast<std::size_t>(s)] < 0) continue;
-    Node& x = nodes[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
-    x.f.setZero(static_cast<Eigen::Index>(x.handles.size()) * d);
-  }
-  for (std::size_t i = 0; i < node.connections.size(); ++i) {
-    const Connection& c = connections[static_cast<std::size_t>(node.connections[i])];
-    for (int slot = 0; slot < 2; ++slot) {
-      const DivideAndConquer::Endpoint& e = node.ends[i][static_cast<std::size_t>(slot)];
-      if (e.child < 0) continue;
-      Node& x = nodes[static_cast<std::size_t>(node.children[static_cast<std::size_t>(e.child)])];
-      Block f = Block::Zero();
-      for (int r = 0; r < c.rows; ++r) f += node.lambda(node.row_offset[i] + r) * rowOn<d>(c, slot, r);
-      x.f.template segment<d>(e.handle * d) += f;
-    }
-  }
-  for (int i = 0; i < nh; ++i) {
-    const DivideAndConquer::Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
-    Node& x = nodes[static_cast<std::size_t>(node.children[static_cast<std::size_t>(e.child)])];
-    x.f.template segment<d>(e.handle * d) += node.f.template segment<d>(i * d);
-  }
-}
-
-}  // namespace
 
 void DivideAndConquer::assemble(Node& node) {
   std::array<const Node*, 2> child{nullptr, nullptr};
   for (int s = 0; s < 2; ++s)
     if (node.children[static_cast<std::size_t>(s)] >= 0) child[static_cast<std::size_t>(s)] = &nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
-  if (d_ == 3) assembleNode<3>(node, child, connections_);
-  else assembleNode<6>(node, child, connections_);
+  // the single-connection kernel where it applies (dca_node_kernels.hpp), the general one otherwise
+  const Connection* single = single_kernels_ && node.connections.size() == 1 ? &connections_[static_cast<std::size_t>(node.connections[0])] : nullptr;
+  if (d_ == 3) {
+    if (!single || !dca_kernels::assembleSingleConnection<3>(node, child, *single)) dca_kernels::assembleNode<3>(node, child, connections_);
+  } else {
+    if (!single || !dca_kernels::assembleSingleConnection<6>(node, child, *single)) dca_kernels::assembleNode<6>(node, child, connections_);
+  }
 }
 
 void DivideAndConquer::backSubstitute(Node& node) {
-  if (d_ == 3) backSubstituteNode<3>(node, nodes_, connections_);
-  else backSubstituteNode<6>(node, nodes_, connections_);
+  if (node.single) {
+    const Connection& c = connections_[static_cast<std::size_t>(node.connections[0])];
+    if (d_ == 3) dca_kernels::backSubstituteSingleConnection<3>(node, nodes_, c);
+    else dca_kernels::backSubstituteSingleConnection<6>(node, nodes_, c);
+    return;
+  }
+  if (d_ == 3) dca_kernels::backSubstituteNode<3>(node, nodes_, connections_);
+  else dca_kernels::backSubstituteNode<6>(node, nodes_, connections_);
 }
 
 void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, const Model& model, DynamicsWorkspace& ws,

@@ -204,17 +204,15 @@ void TreeKinematics::absoluteAccelerations(const VecX& q_r, const VecX& v_r, con
 
 namespace {
 
-/// A marker frame in the world with its acceleration: origin, axes, and their rates.
-struct MovingFrame {
+/// A marker's origin in the world with its velocity and acceleration, at the body's motion m and
+/// acceleration (a, alpha).
+struct MovingPoint {
   Vec3 o, o_dot, o_ddot;
-  Mat3 R;
-  Vec3 w, alpha;
 };
 
-MovingFrame movingFrame(const BodyMotion& m, const Vec3& a, const Vec3& alpha, const MarkerFrame& marker) {
+MovingPoint movingPoint(const BodyMotion& m, const Vec3& a, const Vec3& alpha, const MarkerFrame& marker) {
   const Vec3 arm = m.R * marker.position;
-  return {m.r + arm, m.v + m.w.cross(arm), a + alpha.cross(arm) + m.w.cross(m.w.cross(arm)), m.R * marker.orientation,
-          m.w, alpha};
+  return {m.r + arm, m.v + m.w.cross(arm), a + alpha.cross(arm) + m.w.cross(m.w.cross(arm))};
 }
 
 }  // namespace
@@ -241,20 +239,25 @@ void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMo
     Vec3 a1, alpha1, a2, alpha2;
     accelerationOf(link.first.body, a1, alpha1);
     accelerationOf(link.second.body, a2, alpha2);
-    const MovingFrame F1 = movingFrame(motionOf(motion, link.first.body), a1, alpha1, link.first);
-    const MovingFrame F2 = movingFrame(motionOf(motion, link.second.body), a2, alpha2, link.second);
+    const BodyMotion& m1 = motionOf(motion, link.first.body);
+    const BodyMotion& m2 = motionOf(motion, link.second.body);
+    const MovingPoint p1 = movingPoint(m1, a1, alpha1, link.first);
+    const MovingPoint p2 = movingPoint(m2, a2, alpha2, link.second);
     // the relative twist in frame-1 axes, [R1^T y; R1^T (w2 - w1)] with y = rdot - w1 x r (r = o2 - o1),
     // and its rate [R1^T (ydot - w1 x y); R1^T (alpha2 - alpha1 - w1 x (w2 - w1))]
-    const Vec3 r = F2.o - F1.o, r_dot = F2.o_dot - F1.o_dot, r_ddot = F2.o_ddot - F1.o_ddot;
-    const Vec3 y = r_dot - F1.w.cross(r);
-    const Vec3 y_dot = r_ddot - F1.alpha.cross(r) - F1.w.cross(r_dot);
+    const Vec3 r = p2.o - p1.o, r_dot = p2.o_dot - p1.o_dot, r_ddot = p2.o_ddot - p1.o_ddot;
+    const Vec3 y = r_dot - m1.w.cross(r);
+    const Vec3 y_dot = r_ddot - alpha1.cross(r) - m1.w.cross(r_dot);
+    const Mat3 R1 = m1.R * link.first.orientation;
     Vec6 rate;
-    rate.head<3>() = F1.R.transpose() * (y_dot - F1.w.cross(y));
-    rate.tail<3>() = F1.R.transpose() * (F2.alpha - F1.alpha - F1.w.cross(F2.w - F1.w));
+    rate.head<3>() = R1.transpose() * (y_dot - m1.w.cross(y));
+    rate.tail<3>() = R1.transpose() * (alpha2 - alpha1 - m1.w.cross(m2.w - m1.w));
     const Scalar* q = x.q_r.data() + link.q_offset;
     const Scalar* v = x.v_r.data() + link.v_offset;
     rate -= link.model.biasTwist(q, v);
-    a_r.segment(link.v_offset, link.model.nv()) = link.model.motionSubspace(q).transpose() * rate;
+    // S^T (S has orthonormal columns), column by column at fixed size
+    const MotionSubspace S = link.model.motionSubspace(q);
+    for (Eigen::Index j = 0; j < S.cols(); ++j) a_r(link.v_offset + j) = S.col(j).dot(rate);
   }
 }
 

@@ -159,5 +159,83 @@ TEST(DivideAndConquer, ThreadCountChangesNoBit) {
   }
 }
 
+// The fixed-size kernel of one-connection nodes (src/dynamics/dca_node_kernels.hpp) against the
+// general one on the same nodes: the same accelerations and multipliers to rounding, 1e-11 of
+// their size (two eliminations of the same few rows, in the same order where W is regular). On
+// random trees (2D and 3D, every joint type), a ladder of 16 loops, every bundled model at its
+// assembled state -- singular starts included, where the kernel must decline the nodes whose W is
+// singular -- and redundant random mechanisms; it must take most nodes, and leave the rank
+// decisions (rows taken as dependent) unchanged.
+TEST(DivideAndConquer, SingleConnectionKernelsEqualTheGeneralOnes) {
+  std::mt19937 rng(21);
+  std::vector<std::pair<Model, State>> cases;
+  for (int trial = 0; trial < 12; ++trial) {
+    Model model = test::randomTree(trial % 2 == 0 ? 2 : 3, 2 + trial, trial % 3 == 0, rng);
+    const TreeKinematics tree(model);
+    State x;
+    test::randomJointState(model, tree, rng, x.q_r, x.v_r);
+    tree.absoluteState(x.q_r, x.v_r, 0, x);
+    cases.emplace_back(std::move(model), x);
+  }
+  test::LadderOptions ladder;
+  ladder.loops = 16;
+  for (Model model : {compile(test::fourBarLadderSpec(ladder)), test::loadModel("double_four_bar_singular"),
+                      test::loadModel("spatial_parallelogram"), test::loadModel("mobile_robot"),
+                      test::loadModel("modified_2x2_four_bar_singular"), test::loadModel("stewart_platform")}) {
+    State x = test::assembledInitialState(model);
+    TreeKinematics(model).relativeState(x, x.q_r, x.v_r);
+    cases.emplace_back(std::move(model), x);
+  }
+  test::RandomMechanismOptions redundant;
+  redundant.bodies = 30;
+  redundant.loop_closures = 4;
+  redundant.duplicate_joints = 3;
+  for (int dimension : {2, 3}) {
+    Model model = compile(test::randomMechanismSpec(dimension, rng, redundant));
+    const TreeKinematics tree(model);
+    State x;
+    test::randomJointState(model, tree, rng, x.q_r, x.v_r);
+    tree.absoluteState(x.q_r, x.v_r, 0, x);
+    cases.emplace_back(std::move(model), x);
+  }
+  int single = 0, general = 0, declined = 0;
+  for (const auto& [model, x] : cases) {
+    const TreeKinematics tree(model);
+    DivideAndConquer fast(model), plain(model);
+    plain.setSingleConnectionKernels(false);
+    DynamicsWorkspace fws(model), pws(model);
+    const VecX none;
+    forwardDynamicsByDca(fast, tree, model, fws, x, none);
+    forwardDynamicsByDca(plain, tree, model, pws, x, none);
+    ASSERT_TRUE(pws.a.allFinite()) << model.name();
+    EXPECT_LT(maxAbs(fws.a - pws.a), 1e-11 * (1 + maxAbs(pws.a))) << model.name();
+    int dependent_fast = 0, dependent_plain = 0;
+    for (std::size_t n = 0; n < fast.nodes().size(); ++n) {
+      const DivideAndConquer::Node& f = fast.nodes()[n];
+      const DivideAndConquer::Node& p = plain.nodes()[n];
+      if (f.children[0] < 0) continue;
+      EXPECT_FALSE(p.single);
+      if (f.single) ++single;
+      else if (f.connections.size() == 1 && f.rows <= 6) ++declined;
+      else ++general;
+      dependent_fast += f.single ? 0 : f.rows - f.W.rank();
+      dependent_plain += p.rows - p.W.rank();
+    }
+    EXPECT_EQ(dependent_fast, dependent_plain) << model.name();
+    if (dependent_plain == 0) {
+      EXPECT_LT(maxAbs(fws.lambda - pws.lambda), 1e-11 * (1 + maxAbs(pws.lambda))) << model.name();
+    } else {
+      // which of equal dependent rows carries the load is rounding's choice (a duplicated joint's
+      // two rows have equal pivots): the constraint forces C^T lambda on the bodies are unique
+      KinematicsWorkspace kin(model);
+      evaluateConstraints(model, kin, x);
+      const VecX f_plain = kin.C.transpose() * pws.lambda, f_fast = kin.C.transpose() * fws.lambda;
+      EXPECT_LT(maxAbs(f_fast - f_plain), 1e-11 * (1 + maxAbs(f_plain))) << model.name();
+    }
+  }
+  EXPECT_GT(single, 3 * (general + declined));  // (general: the ground nodes, platforms, loops' multijoints)
+  EXPECT_GT(declined, 0);  // (the singular starts' and redundant mechanisms' dependent rows)
+}
+
 }  // namespace
 }  // namespace loopdyn

@@ -75,6 +75,9 @@ class DivideAndConquer {
   /// runs it, so the results are identical to the last bit for any thread count.
   void setThreads(int threads);
   int threads() const { return threads_; }
+  /// Whether nodes of one connection take the fixed-size kernel (the default) or, as every other
+  /// node, the general one (for the test that they agree, and for the benchmark's comparison).
+  void setSingleConnectionKernels(bool on) { single_kernels_ = on; }
   /// Subtrees with fewer bodies run on one thread: a task costs about a microsecond, a node a few.
   static constexpr int kParallelBodies = 32;
 
@@ -126,6 +129,12 @@ class DivideAndConquer {
     /// G W^+ G^T = Y D^+ Y^T; y0 = L^-1 P beta_0
     MatX Y;
     VecX y0, lambda;          ///< y0, the multipliers (scaled, DCA sign)
+    /// Assembled by the single-connection kernel (one connection, rows clearly independent; see
+    /// src/dynamics/dca_node_kernels.hpp): W = L D L^T in the rows' order, here at fixed size,
+    /// and W above unused.
+    bool single = false;
+    Eigen::Matrix<Scalar, 6, 6> L_single = Eigen::Matrix<Scalar, 6, 6>::Identity();
+    Eigen::Matrix<Scalar, 6, 1> D_single = Eigen::Matrix<Scalar, 6, 1>::Ones();
     VecX f;                   ///< the forces on the handles (back-substitution)
     int first_in_order = 0, last_in_order = 0;  ///< its subtree: order_[first .. last], itself last
     int bodies = 0;                              ///< in its subtree
@@ -178,6 +187,7 @@ class DivideAndConquer {
   std::vector<int> order_;   ///< children before parents
   Pass pass_;
   int threads_ = 1;
+  bool single_kernels_ = true;
   std::unique_ptr<tbb::task_arena> arena_;  ///< with threads_ > 1
 };
 
