@@ -134,17 +134,26 @@ void InverseMass::applyToBody(const Model& model, BodyIndex b, Eigen::Ref<MatX> 
 void InverseMass::apply(const Model& model, VecX& x) const { applyInverseMass(model, mass_, rotational_, planar_diagonal_, x); }
 
 void appliedForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc) {
-  F.setZero(model.nv());
-  F_nc.setZero(model.nv());
+  F.resize(model.nv());
+  F_nc.resize(model.nv());
+  for (BodyIndex b = 0; b < model.nb(); ++b) bodyForces(model, motion, b, F, F_nc);
+  forceElementForces(model, motion, t, F, F_nc);
+}
+
+void bodyForces(const Model& model, const std::vector<BodyMotion>& motion, BodyIndex b, VecX& F, VecX& F_nc) {
+  const int nv = model.vPerBody();
+  F.segment(b * nv, nv).setZero();
+  F_nc.segment(b * nv, nv).setZero();
+  // gravity at the centre of mass; the gyroscopic term -w x (I_W w) (3D)
+  const Body& body = model.bodies()[static_cast<std::size_t>(b)];
+  const BodyMotion& m = motion[static_cast<std::size_t>(b)];
+  Vec3 gyro = Vec3::Zero();
+  if (model.dimension() == 3) gyro = -m.w.cross(worldInertia(model, body, m) * m.w);
+  addWrench(model, motion, b, m.r, body.mass * model.gravity(), gyro, F);
+}
+
+void forceElementForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc) {
   const Vec3 zero = Vec3::Zero();
-  // gravity at the centres of mass; gyroscopic terms -w x (I_W w) (3D)
-  for (int b = 0; b < model.nb(); ++b) {
-    const Body& body = model.bodies()[static_cast<std::size_t>(b)];
-    const BodyMotion& m = motion[static_cast<std::size_t>(b)];
-    Vec3 gyro = Vec3::Zero();
-    if (model.dimension() == 3) gyro = -m.w.cross(worldInertia(model, body, m) * m.w);
-    addWrench(model, motion, b, m.r, body.mass * model.gravity(), gyro, F);
-  }
   for (const Force& force : model.forces()) {
     const ForceEffort e = forceEffort(model, motion, t, force);
     if (!e.acts) continue;

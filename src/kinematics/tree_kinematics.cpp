@@ -223,6 +223,12 @@ void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMo
                     static_cast<int>(motion.size()) == model_.nb(),
                 "joint accelerations: the state has no joint coordinates, or A or the motions have the wrong size");
   a_r.resize(nv_);
+  jointAccelerations(x, motion, A, a_r, 0, model_.nb());
+}
+
+void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A,
+                                        VecX& a_r, BodyIndex first, BodyIndex last) const {
+  LOOPDYN_ASSERT(a_r.size() == nv_ && first >= 0 && last <= model_.nb());
   const auto accelerationOf = [&](BodyIndex b, Vec3& a, Vec3& alpha) {
     a.setZero();
     alpha.setZero();
@@ -235,7 +241,8 @@ void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMo
       alpha = A.segment<3>(6 * b + 3);
     }
   };
-  for (const Link& link : links_) {
+  for (BodyIndex b = first; b < last; ++b) {
+    const Link& link = links_[static_cast<std::size_t>(b)];
     Vec3 a1, alpha1, a2, alpha2;
     accelerationOf(link.first.body, a1, alpha1);
     accelerationOf(link.second.body, a2, alpha2);

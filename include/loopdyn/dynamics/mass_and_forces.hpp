@@ -63,6 +63,13 @@ ForceEffort forceEffort(const Model& model, const std::vector<BodyMotion>& motio
 /// F_nc . v enters the energy balance. Sizes nv; `motion` as evaluated at the state.
 void appliedForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc);
 
+/// appliedForces in two parts, for passes shared out among threads: bodyForces sets body b's
+/// entries of F and F_nc (sized nv) to its own loads, gravity and the gyroscopic term, touching no
+/// other body's; forceElementForces then adds the force elements' (springs, body loads, joint
+/// efforts), which may act on any two bodies. appliedForces is the one after the other.
+void bodyForces(const Model& model, const std::vector<BodyMotion>& motion, BodyIndex b, VecX& F, VecX& F_nc);
+void forceElementForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc);
+
 /// Kinetic energy 1/2 v^T M v.
 Scalar kineticEnergy(const Model& model, const std::vector<BodyMotion>& motion);
 

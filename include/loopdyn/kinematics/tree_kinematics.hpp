@@ -66,6 +66,10 @@ class TreeKinematics {
   /// orthonormal columns). Exact when A satisfies the tree joints' acceleration equations.
   /// motion: the bodies' motions at x (bodyMotion of each body, e.g. KinematicsWorkspace::motion).
   void jointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A, VecX& a_r) const;
+  /// The same for the joints of bodies [first, last) alone (a_r sized nv(); the others' entries
+  /// untouched): independent ranges, for passes shared out among threads.
+  void jointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A, VecX& a_r,
+                          BodyIndex first, BodyIndex last) const;
 
   /// J (model.nv() x nv()): the body velocities per unit joint velocity, column by column. Dense,
   /// O(n^2): a baseline and a test reference, not for large trees.
