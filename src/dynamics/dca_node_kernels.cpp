@@ -32,8 +32,6 @@ template <int d>
 void bodyNode(Node& node, const Body& body, const BodyMotion& m, const VecX& F) {
   const int nh = static_cast<int>(node.handles.size());
   const Eigen::Matrix<Scalar, d, d> Minv = inverseMass<d>(body, m);
-  node.Phi.resize(nh * d, nh * d);
-  node.b.resize(nh * d);
   for (int i = 0; i < nh; ++i) {
     node.b.template segment<d>(i * d).noalias() = Minv * F.template segment<d>(node.body * d);
     for (int j = 0; j < nh; ++j) node.Phi.template block<d, d>(i * d, j * d) = Minv;
@@ -136,9 +134,6 @@ void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std
   // beta_0, with G W^+ G^T = Y D^+ Y^T: Y = G P^T L^-T, the forward substitution on its columns
   // (G: the handles' rows of Gc); y0 = L^-1 P beta_0 likewise
   const std::vector<int>& perm = node.W.permutation();
-  node.Y.resize(nh * d, rows);
-  node.b.resize(nh * d);
-  node.Phi.resize(nh * d, nh * d);
   for (int i = 0; i < nh; ++i) {
     const Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
     const Node& x = *child[static_cast<std::size_t>(e.child)];
@@ -154,7 +149,6 @@ void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std
         node.Phi.template block<d, d>(i * d, h * d).setZero();
     }
   }
-  node.y0.resize(rows);
   for (int kk = 0; kk < rows; ++kk) node.y0(kk) = beta0(perm[static_cast<std::size_t>(kk)]);
   const MatX& L = node.W.lower();
   const int rank = node.W.rank();  // (L is zero in the columns of zero pivots)
@@ -197,7 +191,7 @@ void backSubstituteNode(Node& node, std::vector<Node>& nodes, const std::vector<
   for (int s = 0; s < 2; ++s) {
     if (node.children[static_cast<std::size_t>(s)] < 0) continue;
     Node& x = nodes[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
-    x.f.setZero(static_cast<Eigen::Index>(x.handles.size()) * d);
+    x.f.setZero();
   }
   for (std::size_t i = 0; i < node.connections.size(); ++i) {
     const Connection& c = connections[static_cast<std::size_t>(node.connections[i])];
@@ -266,9 +260,6 @@ bool assembleSingle(Node& node, const std::array<const Node*, 2>& child, const C
 
   // Y = G L^-T per new handle (G: the handle's rows of Gc), y0 = L^-1 beta_0: forward substitution
   const int nh = static_cast<int>(node.handles.size());
-  node.Y.resize(nh * d, R);
-  node.b.resize(nh * d);
-  node.Phi.resize(nh * d, nh * d);
   for (int i = 0; i < nh; ++i) {
     const Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
     auto Y = node.Y.template middleRows<d>(i * d);
@@ -298,8 +289,8 @@ bool assembleSingle(Node& node, const std::array<const Node*, 2>& child, const C
     }
   }
   node.y0 = y0;
-  node.L_single.template topLeftCorner<R, R>() = L;
-  node.D_single.template head<R>() = D;
+  node.LD.template topLeftCorner<R, R>() = L;
+  node.LD.diagonal() = D;
   node.single = true;
   return true;
 }
@@ -312,16 +303,16 @@ void backSubstituteSingle(Node& node, std::vector<Node>& nodes, const Connection
   const int nh = static_cast<int>(node.handles.size());
   for (int h = 0; h < nh; ++h)
     lambda.noalias() += node.Y.template middleRows<d>(h * d).transpose() * node.f.template segment<d>(h * d);
-  lambda = lambda.cwiseQuotient(node.D_single.template head<R>());
+  lambda = lambda.cwiseQuotient(node.LD.diagonal().template head<R>());
   for (int k = R - 2; k >= 0; --k)
-    for (int i = k + 1; i < R; ++i) lambda(k) -= node.L_single(i, k) * lambda(i);
+    for (int i = k + 1; i < R; ++i) lambda(k) -= node.LD(i, k) * lambda(i);
   lambda = -lambda;
   node.lambda = lambda;
   // the children's handle forces: the node's on its handles, and J^T lambda of the connection
   for (const int child : node.children)
     if (child >= 0) {
       Node& x = nodes[static_cast<std::size_t>(child)];
-      x.f.setZero(static_cast<Eigen::Index>(x.handles.size()) * d);
+      x.f.setZero();
     }
   for (int slot = 0; slot < 2; ++slot) {
     const Endpoint& e = node.ends[0][static_cast<std::size_t>(slot)];

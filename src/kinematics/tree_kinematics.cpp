@@ -241,6 +241,10 @@ void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMo
       alpha = A.segment<3>(6 * b + 3);
     }
   };
+  if (model_.dimension() == 2) {
+    planarJointAccelerations(x, motion, A, a_r, first, last);
+    return;
+  }
   for (BodyIndex b = first; b < last; ++b) {
     const Link& link = links_[static_cast<std::size_t>(b)];
     Vec3 a1, alpha1, a2, alpha2;
@@ -263,6 +267,48 @@ void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMo
     const Scalar* v = x.v_r.data() + link.v_offset;
     rate -= link.model.biasTwist(q, v);
     // S^T (S has orthonormal columns), column by column at fixed size
+    const MotionSubspace S = link.model.motionSubspace(q);
+    for (Eigen::Index j = 0; j < S.cols(); ++j) a_r(link.v_offset + j) = S.col(j).dot(rate);
+  }
+}
+
+void TreeKinematics::planarJointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A,
+                                              VecX& a_r, BodyIndex first, BodyIndex last) const {
+  // the spatial loop's arithmetic on the in-plane entries: every angular velocity is along z, so
+  // w x u is w perp(u) and w1 x (w2 - w1) vanishes
+  const auto perp = [](const Vec2& u) { return Vec2(-u.y(), u.x()); };
+  struct PlanarPoint {
+    Vec2 o, o_dot, o_ddot;
+    Scalar alpha = 0;
+  };
+  const auto pointOf = [&](BodyIndex body, const BodyMotion& m, const MarkerFrame& marker) {
+    PlanarPoint p;
+    Vec2 a = Vec2::Zero();
+    if (body != kGround) {
+      a << A(3 * body), A(3 * body + 1);
+      p.alpha = A(3 * body + 2);
+    }
+    const Vec2 arm = m.R.topLeftCorner<2, 2>() * marker.position.head<2>();
+    const Scalar w = m.w.z();
+    p.o = m.r.head<2>() + arm;
+    p.o_dot = m.v.head<2>() + w * perp(arm);
+    p.o_ddot = a + p.alpha * perp(arm) - (w * w) * arm;
+    return p;
+  };
+  for (BodyIndex b = first; b < last; ++b) {
+    const Link& link = links_[static_cast<std::size_t>(b)];
+    const BodyMotion& m1 = motionOf(motion, link.first.body);
+    const PlanarPoint p1 = pointOf(link.first.body, m1, link.first);
+    const PlanarPoint p2 = pointOf(link.second.body, motionOf(motion, link.second.body), link.second);
+    const Scalar w1 = m1.w.z();
+    const Vec2 r = p2.o - p1.o, r_dot = p2.o_dot - p1.o_dot, r_ddot = p2.o_ddot - p1.o_ddot;
+    const Vec2 y = r_dot - w1 * perp(r);
+    const Vec2 y_dot = r_ddot - p1.alpha * perp(r) - w1 * perp(r_dot);
+    const Mat2 R1 = m1.R.topLeftCorner<2, 2>() * link.first.orientation.topLeftCorner<2, 2>();
+    Vec6 rate = Vec6::Zero();
+    rate.head<2>() = R1.transpose() * (y_dot - w1 * perp(y));
+    rate(5) = p2.alpha - p1.alpha;
+    const Scalar* q = x.q_r.data() + link.q_offset;
     const MotionSubspace S = link.model.motionSubspace(q);
     for (Eigen::Index j = 0; j < S.cols(); ++j) a_r(link.v_offset + j) = S.col(j).dot(rate);
   }

@@ -53,6 +53,9 @@ class DivideAndConquer {
   enum class GroundConnections { AboveTheirBody, AtCompleteAssembly };
 
   explicit DivideAndConquer(const Model& model, GroundConnections ground = GroundConnections::AboveTheirBody);
+  /// (its nodes view its own buffer: not copied)
+  DivideAndConquer(const DivideAndConquer&) = delete;
+  DivideAndConquer& operator=(const DivideAndConquer&) = delete;
 
   /// Body accelerations A (Model's velocity layout) and every row's multiplier lambda (the sign of
   /// formulation.hpp: M A = F - C^T lambda) at the bodies' motion, applied forces F (size nv) and
@@ -121,21 +124,23 @@ class DivideAndConquer {
     std::vector<int> row_offset;               ///< each one's first row among the node's
     std::vector<std::array<Endpoint, 2>> ends;  ///< per connection and side (child -1: ground)
     int rows = 0;
-    // numbers of the last solve
-    MatX Phi;                 ///< handles x handles blocks of d x d
-    VecX b;                   ///< per handle, d
-    PivotedLdlt W;            ///< P W P^T = L D L^T
+    // numbers of the last solve: views into one buffer of the DivideAndConquer, every node's
+    // after its children's (pass order), sized once when it is built, each on 16 bytes
+    using MatrixView = Eigen::Map<MatX, Eigen::Aligned16>;
+    using VectorView = Eigen::Map<VecX, Eigen::Aligned16>;
+    MatrixView Phi{nullptr, 0, 0};  ///< handles x handles blocks of d x d
+    VectorView b{nullptr, 0};             ///< per handle, d
+    PivotedLdlt W;                        ///< P W P^T = L D L^T (the general kernel)
     /// Y = G P^T L^-T (handles d x rows; G = Phi_child J^T on the new handles), so that
     /// G W^+ G^T = Y D^+ Y^T; y0 = L^-1 P beta_0
-    MatX Y;
-    VecX y0, lambda;          ///< y0, the multipliers (scaled, DCA sign)
+    MatrixView Y{nullptr, 0, 0};
+    VectorView y0{nullptr, 0}, lambda{nullptr, 0};  ///< y0, the multipliers (scaled, DCA sign)
+    VectorView f{nullptr, 0};             ///< the forces on the handles (back-substitution)
     /// Assembled by the single-connection kernel (one connection, rows clearly independent; see
-    /// src/dynamics/dca_node_kernels.hpp): W = L D L^T in the rows' order, here at fixed size,
-    /// and W above unused.
+    /// src/dynamics/dca_node_kernels.hpp): W = L D L^T in the rows' order, D on LD's diagonal and
+    /// L below it, and W above unused.
     bool single = false;
-    Eigen::Matrix<Scalar, 6, 6> L_single = Eigen::Matrix<Scalar, 6, 6>::Identity();
-    Eigen::Matrix<Scalar, 6, 1> D_single = Eigen::Matrix<Scalar, 6, 1>::Ones();
-    VecX f;                   ///< the forces on the handles (back-substitution)
+    MatrixView LD{nullptr, 0, 0};
     int first_in_order = 0, last_in_order = 0;  ///< its subtree: order_[first .. last], itself last
     int bodies = 0;                              ///< in its subtree
   };
@@ -184,6 +189,7 @@ class DivideAndConquer {
   int d_ = 3;
   std::vector<Connection> connections_;
   std::vector<Node> nodes_;  ///< the assembly tree's, then the ground connection (last)
+  std::vector<Scalar> storage_;  ///< the nodes' numbers (Node::Phi, b, Y, ...), in pass order
   std::vector<int> order_;   ///< children before parents
   Pass pass_;
   int threads_ = 1;

@@ -114,6 +114,10 @@ class TreeKinematics {
   void integrate(const VecX& q_r, const VecX& v_r, Scalar dt, VecX& out) const;
 
  private:
+  /// jointAccelerations of a planar model, in plane arithmetic.
+  void planarJointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A, VecX& a_r,
+                                BodyIndex first, BodyIndex last) const;
+
   struct Link {
     BodyIndex body = kGround, parent = kGround;
     int joint = -1;  ///< index into Model::joints(); -1: a free joint
