@@ -36,8 +36,16 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
     connections_.push_back(c);
   }
 
-  // the assembly tree, and one node more: the complete assembly joined to ground
+  // the assembly tree, and one node more: the complete assembly joined to ground; each node's
+  // lists (handles, connections, ...) are built here and laid out in one arena at the end
+  struct Lists {
+    std::vector<BodyIndex> handles;
+    std::vector<Endpoint> handle_in_child;
+    std::vector<int> connections, row_offset;
+    std::vector<std::array<Endpoint, 2>> ends;
+  };
   nodes_.resize(topology.nodes.size() + 1);
+  std::vector<Lists> lists(nodes_.size());
   std::vector<int> parent(nodes_.size(), -1), leaf(static_cast<std::size_t>(model.nb()), -1);
   const int ground = static_cast<int>(topology.nodes.size());
   for (std::size_t i = 0; i < topology.nodes.size(); ++i) {
@@ -68,6 +76,7 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
     for (int& child : nodes_[static_cast<std::size_t>(above)].children)
       if (child == l) child = g;
     nodes_.push_back(wrapper);
+    lists.emplace_back();
     parent.push_back(above);
     parent[static_cast<std::size_t>(l)] = g;
     return g;
@@ -102,13 +111,13 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
     }
     c.node = meet;
     Node& at = nodes_[static_cast<std::size_t>(meet)];
-    at.connections.push_back(static_cast<int>(ci));
-    at.row_offset.push_back(at.rows);
+    lists[static_cast<std::size_t>(meet)].connections.push_back(static_cast<int>(ci));
+    lists[static_cast<std::size_t>(meet)].row_offset.push_back(at.rows);
     at.rows += c.rows;
     for (const BodyIndex body : c.bodies) {
       if (body == kGround) continue;
       for (int n = leaf[static_cast<std::size_t>(body)]; n != meet; n = parent[static_cast<std::size_t>(n)]) {
-        std::vector<BodyIndex>& handles = nodes_[static_cast<std::size_t>(n)].handles;
+        std::vector<BodyIndex>& handles = lists[static_cast<std::size_t>(n)].handles;
         if (std::find(handles.begin(), handles.end(), body) == handles.end()) handles.push_back(body);
       }
     }
@@ -118,22 +127,24 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
   const auto endpointOf = [&](const Node& n, BodyIndex body) {
     for (int side = 0; side < 2; ++side) {
       if (n.children[static_cast<std::size_t>(side)] < 0) continue;
-      const std::vector<BodyIndex>& h = nodes_[static_cast<std::size_t>(n.children[static_cast<std::size_t>(side)])].handles;
+      const std::vector<BodyIndex>& h = lists[static_cast<std::size_t>(n.children[static_cast<std::size_t>(side)])].handles;
       const auto it = std::find(h.begin(), h.end(), body);
       if (it != h.end()) return Endpoint{side, static_cast<int>(it - h.begin())};
     }
     return Endpoint{-1, -1};
   };
-  for (Node& n : nodes_) {
+  for (std::size_t k = 0; k < nodes_.size(); ++k) {
+    const Node& n = nodes_[k];
+    Lists& l = lists[k];
     if (n.children[0] < 0) continue;  // a body
-    for (const BodyIndex h : n.handles) n.handle_in_child.push_back(endpointOf(n, h));
-    for (const int ci : n.connections) {
+    for (const BodyIndex h : l.handles) l.handle_in_child.push_back(endpointOf(n, h));
+    for (const int ci : l.connections) {
       const Connection& c = connections_[static_cast<std::size_t>(ci)];
       std::array<Endpoint, 2> ends{};
       for (int s = 0; s < 2; ++s)
         ends[static_cast<std::size_t>(s)] =
             c.bodies[static_cast<std::size_t>(s)] == kGround ? Endpoint{-1, -1} : endpointOf(n, c.bodies[static_cast<std::size_t>(s)]);
-      n.ends.push_back(ends);
+      l.ends.push_back(ends);
     }
   }
 
@@ -155,13 +166,42 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
     std::vector<int> position(nodes_.size());
     for (std::size_t k = 0; k < order_.size(); ++k) position[static_cast<std::size_t>(order_[k])] = static_cast<int>(k);
     std::vector<Node> sorted(nodes_.size());
-    for (std::size_t k = 0; k < order_.size(); ++k) sorted[k] = std::move(nodes_[static_cast<std::size_t>(order_[k])]);
+    std::vector<Lists> sorted_lists(nodes_.size());
+    for (std::size_t k = 0; k < order_.size(); ++k) {
+      sorted[k] = std::move(nodes_[static_cast<std::size_t>(order_[k])]);
+      sorted_lists[k] = std::move(lists[static_cast<std::size_t>(order_[k])]);
+    }
+    lists = std::move(sorted_lists);
     for (Node& n : sorted)
       for (int& child : n.children)
         if (child >= 0) child = position[static_cast<std::size_t>(child)];
     for (Connection& c : connections_) c.node = position[static_cast<std::size_t>(c.node)];
     nodes_ = std::move(sorted);
     std::iota(order_.begin(), order_.end(), 0);
+  }
+  // the lists in arenas, node after node in that order (a node's five little vectors were five
+  // heap blocks scattered over the memory of a large assembly, each a cache miss per pass)
+  {
+    std::size_t handles = 0, connections = 0;
+    for (const Lists& l : lists) handles += l.handles.size(), connections += l.connections.size();
+    handle_arena_.reserve(handles);
+    endpoint_arena_.reserve(handles);
+    index_arena_.reserve(2 * connections);
+    ends_arena_.reserve(connections);
+    for (std::size_t k = 0; k < nodes_.size(); ++k) {
+      const Lists& l = lists[k];
+      Node& n = nodes_[k];
+      const auto place = [](auto& arena, const auto& list) {
+        const std::size_t at = arena.size();
+        arena.insert(arena.end(), list.begin(), list.end());
+        return std::span(arena.data() + at, list.size());
+      };
+      n.handles = place(handle_arena_, l.handles);
+      n.handle_in_child = place(endpoint_arena_, l.handle_in_child);
+      n.connections = place(index_arena_, l.connections);
+      n.row_offset = place(index_arena_, l.row_offset);
+      n.ends = place(ends_arena_, l.ends);
+    }
   }
 
   // each subtree is a contiguous run of order_ ending at its root (a reversed pre-order), and its

@@ -12,9 +12,10 @@ namespace loopdyn::dca_kernels {
 
 namespace {
 
-/// M^-1 of a body in Model's velocity layout: (m, m, I_zz) in the plane, (m I, R I R^T) in space.
+/// M^-1 of a body in Model's velocity layout: diag(1/m, 1/m, 1/I_zz) in the plane, (I/m, R I^-1 R^T)
+/// in space.
 template <int d>
-Eigen::Matrix<Scalar, d, d> inverseMass(const Body& body, const BodyMotion& m) {
+Eigen::Matrix<Scalar, d, d> bodyInverseMass(const Body& body, const BodyMotion& m) {
   Eigen::Matrix<Scalar, d, d> Minv = Eigen::Matrix<Scalar, d, d>::Zero();
   Minv(0, 0) = Minv(1, 1) = 1 / body.mass;
   if constexpr (d == 3) {
@@ -31,7 +32,7 @@ Eigen::Matrix<Scalar, d, d> inverseMass(const Body& body, const BodyMotion& m) {
 template <int d>
 void bodyNode(Node& node, const Body& body, const BodyMotion& m, const VecX& F) {
   const int nh = static_cast<int>(node.handles.size());
-  const Eigen::Matrix<Scalar, d, d> Minv = inverseMass<d>(body, m);
+  const Eigen::Matrix<Scalar, d, d> Minv = bodyInverseMass<d>(body, m);
   for (int i = 0; i < nh; ++i) {
     node.b.template segment<d>(i * d).noalias() = Minv * F.template segment<d>(node.body * d);
     for (int j = 0; j < nh; ++j) node.Phi.template block<d, d>(i * d, j * d) = Minv;

@@ -32,6 +32,7 @@
 
 #include <array>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -117,12 +118,13 @@ class DivideAndConquer {
   struct Node {
     BodyIndex body = kGround;    ///< a leaf's body
     std::array<int, 2> children{-1, -1};
-    std::vector<BodyIndex> handles;
+    // (views into the DivideAndConquer's arenas, laid out node after node in pass order)
+    std::span<const BodyIndex> handles;
     /// where each handle sits among the children's handles
-    std::vector<Endpoint> handle_in_child;
-    std::vector<int> connections;              ///< assembled here
-    std::vector<int> row_offset;               ///< each one's first row among the node's
-    std::vector<std::array<Endpoint, 2>> ends;  ///< per connection and side (child -1: ground)
+    std::span<const Endpoint> handle_in_child;
+    std::span<const int> connections;              ///< assembled here
+    std::span<const int> row_offset;               ///< each one's first row among the node's
+    std::span<const std::array<Endpoint, 2>> ends;  ///< per connection and side (child -1: ground)
     int rows = 0;
     // numbers of the last solve: views into one buffer of the DivideAndConquer, every node's
     // after its children's (pass order), sized once when it is built, each on 16 bytes
@@ -190,6 +192,11 @@ class DivideAndConquer {
   std::vector<Connection> connections_;
   std::vector<Node> nodes_;  ///< the assembly tree's, then the ground connection (last)
   std::vector<Scalar> storage_;  ///< the nodes' numbers (Node::Phi, b, Y, ...), in pass order
+  // the nodes' lists (Node::handles, ...), in pass order
+  std::vector<BodyIndex> handle_arena_;
+  std::vector<Endpoint> endpoint_arena_;
+  std::vector<int> index_arena_;
+  std::vector<std::array<Endpoint, 2>> ends_arena_;
   std::vector<int> order_;   ///< children before parents
   Pass pass_;
   int threads_ = 1;
