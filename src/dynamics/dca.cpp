@@ -37,15 +37,9 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
   }
 
   // the assembly tree, and one node more: the complete assembly joined to ground; each node's
-  // lists (handles, connections, ...) are built here and laid out in one arena at the end
-  struct Lists {
-    std::vector<BodyIndex> handles;
-    std::vector<Endpoint> handle_in_child;
-    std::vector<int> connections, row_offset;
-    std::vector<std::array<Endpoint, 2>> ends;
-  };
+  // lists (handles, connections, ...) are built here and laid out in arenas at the end
   nodes_.resize(topology.nodes.size() + 1);
-  std::vector<Lists> lists(nodes_.size());
+  std::vector<NodeLists> lists(nodes_.size());
   std::vector<int> parent(nodes_.size(), -1), leaf(static_cast<std::size_t>(model.nb()), -1);
   const int ground = static_cast<int>(topology.nodes.size());
   for (std::size_t i = 0; i < topology.nodes.size(); ++i) {
@@ -135,7 +129,7 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
   };
   for (std::size_t k = 0; k < nodes_.size(); ++k) {
     const Node& n = nodes_[k];
-    Lists& l = lists[k];
+    NodeLists& l = lists[k];
     if (n.children[0] < 0) continue;  // a body
     for (const BodyIndex h : l.handles) l.handle_in_child.push_back(endpointOf(n, h));
     for (const int ci : l.connections) {
@@ -159,50 +153,7 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
   }
   std::reverse(order_.begin(), order_.end());
 
-  // the nodes stored in that order, so that each pass sweeps their memory once (a 256-loop
-  // ladder's 770 nodes outgrow the L2 cache, and visited in the topology's numbering they were
-  // fetched at random: 13 % more time a body than at 64 loops)
-  {
-    std::vector<int> position(nodes_.size());
-    for (std::size_t k = 0; k < order_.size(); ++k) position[static_cast<std::size_t>(order_[k])] = static_cast<int>(k);
-    std::vector<Node> sorted(nodes_.size());
-    std::vector<Lists> sorted_lists(nodes_.size());
-    for (std::size_t k = 0; k < order_.size(); ++k) {
-      sorted[k] = std::move(nodes_[static_cast<std::size_t>(order_[k])]);
-      sorted_lists[k] = std::move(lists[static_cast<std::size_t>(order_[k])]);
-    }
-    lists = std::move(sorted_lists);
-    for (Node& n : sorted)
-      for (int& child : n.children)
-        if (child >= 0) child = position[static_cast<std::size_t>(child)];
-    for (Connection& c : connections_) c.node = position[static_cast<std::size_t>(c.node)];
-    nodes_ = std::move(sorted);
-    std::iota(order_.begin(), order_.end(), 0);
-  }
-  // the lists in arenas, node after node in that order (a node's five little vectors were five
-  // heap blocks scattered over the memory of a large assembly, each a cache miss per pass)
-  {
-    std::size_t handles = 0, connections = 0;
-    for (const Lists& l : lists) handles += l.handles.size(), connections += l.connections.size();
-    handle_arena_.reserve(handles);
-    endpoint_arena_.reserve(handles);
-    index_arena_.reserve(2 * connections);
-    ends_arena_.reserve(connections);
-    for (std::size_t k = 0; k < nodes_.size(); ++k) {
-      const Lists& l = lists[k];
-      Node& n = nodes_[k];
-      const auto place = [](auto& arena, const auto& list) {
-        const std::size_t at = arena.size();
-        arena.insert(arena.end(), list.begin(), list.end());
-        return std::span(arena.data() + at, list.size());
-      };
-      n.handles = place(handle_arena_, l.handles);
-      n.handle_in_child = place(endpoint_arena_, l.handle_in_child);
-      n.connections = place(index_arena_, l.connections);
-      n.row_offset = place(index_arena_, l.row_offset);
-      n.ends = place(ends_arena_, l.ends);
-    }
-  }
+  storeInPassOrder(lists);
 
   // each subtree is a contiguous run of order_ ending at its root (a reversed pre-order), and its
   // number of bodies decides whether its passes are shared out among threads
@@ -219,6 +170,54 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
     }
   }
 
+  sizeNumbers();
+}
+
+void DivideAndConquer::storeInPassOrder(std::vector<NodeLists>& lists) {
+  // the nodes renumbered in pass order
+  {
+    std::vector<int> position(nodes_.size());
+    for (std::size_t k = 0; k < order_.size(); ++k) position[static_cast<std::size_t>(order_[k])] = static_cast<int>(k);
+    std::vector<Node> sorted(nodes_.size());
+    std::vector<NodeLists> sorted_lists(nodes_.size());
+    for (std::size_t k = 0; k < order_.size(); ++k) {
+      sorted[k] = std::move(nodes_[static_cast<std::size_t>(order_[k])]);
+      sorted_lists[k] = std::move(lists[static_cast<std::size_t>(order_[k])]);
+    }
+    lists = std::move(sorted_lists);
+    for (Node& n : sorted)
+      for (int& child : n.children)
+        if (child >= 0) child = position[static_cast<std::size_t>(child)];
+    for (Connection& c : connections_) c.node = position[static_cast<std::size_t>(c.node)];
+    nodes_ = std::move(sorted);
+    std::iota(order_.begin(), order_.end(), 0);
+  }
+  // their lists in arenas, node after node in that order
+  {
+    std::size_t handles = 0, connections = 0;
+    for (const NodeLists& l : lists) handles += l.handles.size(), connections += l.connections.size();
+    handle_arena_.reserve(handles);
+    endpoint_arena_.reserve(handles);
+    index_arena_.reserve(2 * connections);
+    ends_arena_.reserve(connections);
+    for (std::size_t k = 0; k < nodes_.size(); ++k) {
+      const NodeLists& l = lists[k];
+      Node& n = nodes_[k];
+      const auto place = [](auto& arena, const auto& list) {
+        const std::size_t at = arena.size();
+        arena.insert(arena.end(), list.begin(), list.end());
+        return std::span(arena.data() + at, list.size());
+      };
+      n.handles = place(handle_arena_, l.handles);
+      n.handle_in_child = place(endpoint_arena_, l.handle_in_child);
+      n.connections = place(index_arena_, l.connections);
+      n.row_offset = place(index_arena_, l.row_offset);
+      n.ends = place(ends_arena_, l.ends);
+    }
+  }
+}
+
+void DivideAndConquer::sizeNumbers() {
   // every node's numbers in one buffer, node after node in pass order: both passes sweep it
   // once, and no node allocates (left to the heap, the nodes' matrices lay wherever earlier work
   // had freed memory: the same call 10 % slower in a process that had done other things first)

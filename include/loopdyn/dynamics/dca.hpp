@@ -171,6 +171,20 @@ class DivideAndConquer {
     bool velocity_level = false;  ///< Gamma = -Phi_t (solveVelocities) instead of -(Cdot v)
   };
 
+  /// A node's lists while the assembly is built (then laid out in arenas: Node's views).
+  struct NodeLists {
+    std::vector<BodyIndex> handles;
+    std::vector<Endpoint> handle_in_child;
+    std::vector<int> connections, row_offset;
+    std::vector<std::array<Endpoint, 2>> ends;
+  };
+  /// Renumbers the nodes in pass order (order_, children before parents, becomes 0, 1, ...) and
+  /// lays their lists out in the arenas in that order: the passes sweep the nodes' memory from one
+  /// end to the other, and no node owns a heap block.
+  void storeInPassOrder(std::vector<NodeLists>& lists);
+  /// Sizes storage_ and points every node's views (Phi, b, Y, ...) into it, in pass order.
+  void sizeNumbers();
+
   /// Main pass and back-substitution for pass_.
   int run();
 
