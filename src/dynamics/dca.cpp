@@ -1,6 +1,7 @@
 #include "loopdyn/dynamics/dca.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <span>
 
@@ -14,7 +15,8 @@
 
 namespace loopdyn {
 
-DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_connections) : d_(model.vPerBody()) {
+DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_connections, PhiStorage phi)
+    : d_(model.vPerBody()), phi_storage_(phi) {
   const Topology& topology = model.topology();
   // the connections: every joint and driver with its rows of C
   for (std::size_t j = 0; j < model.joints().size(); ++j) {
@@ -217,18 +219,50 @@ void DivideAndConquer::storeInPassOrder(std::vector<NodeLists>& lists) {
   }
 }
 
+namespace {
+
+/// Doubles of a node's array of `size` entries: each array starts on 16 bytes, as the heap's
+/// did, so that the packets of two doubles load from one cache line where they can.
+Eigen::Index padded(Eigen::Index size) { return size + size % 2; }
+
+/// The thread's stack of transient Phi and b (DivideAndConquer::mainPassAt). One per thread: a
+/// thread runs a subtree's nodes in order and leaves the stack as it found it.
+struct TransientStack {
+  std::vector<Scalar> data;
+  Eigen::Index top = 0;
+};
+thread_local TransientStack transient_stack;
+
+}  // namespace
+
 void DivideAndConquer::sizeNumbers() {
-  // every node's numbers in one buffer, node after node in pass order: both passes sweep it
+  // a node's Phi and b are read by its parent's assembly alone: where PhiStorage says so, those
+  // inside a subtree that one thread assembles in order (the parent below the threads' grain)
+  // live on that thread's stack (mainPassAt), the others in storage_
+  const auto handleRows = [&](const Node& n) { return static_cast<Eigen::Index>(n.handles.size()) * d_; };
+  const auto phiAndB = [&](const Node& n) { return padded(handleRows(n) * handleRows(n)) + padded(handleRows(n)); };
+  bool stacked = phi_storage_ == PhiStorage::OnStack;
+  if (phi_storage_ == PhiStorage::Automatic) {
+    std::size_t bytes = 0;
+    for (const Node& n : nodes_) bytes += static_cast<std::size_t>(phiAndB(n)) * sizeof(Scalar);
+    stacked = bytes > kStackedPhiBytes;
+  }
+  std::vector<int> parent(nodes_.size(), -1);
+  for (std::size_t n = 0; n < nodes_.size(); ++n)
+    for (const int child : nodes_[n].children)
+      if (child >= 0) parent[static_cast<std::size_t>(child)] = static_cast<int>(n);
+  for (std::size_t n = 0; n < nodes_.size(); ++n)
+    nodes_[n].transient = stacked && parent[n] >= 0 && nodes_[static_cast<std::size_t>(parent[n])].bodies < kParallelBodies;
+  stacked_ = stacked;
+
+  // every node's other numbers in one buffer, node after node in pass order: both passes sweep it
   // once, and no node allocates (left to the heap, the nodes' matrices lay wherever earlier work
   // had freed memory: the same call 10 % slower in a process that had done other things first)
-  // (each array starts on 16 bytes, as the heap's did: the packets of two doubles then load
-  // from one cache line where they can)
-  const auto handleRows = [&](const Node& n) { return static_cast<Eigen::Index>(n.handles.size()) * d_; };
-  const auto padded = [](Eigen::Index size) { return size + size % 2; };
   std::size_t total = 0;
   for (const Node& n : nodes_) {
     const Eigen::Index h = handleRows(n), r = n.rows;
-    total += static_cast<std::size_t>(padded(h * h) + 2 * padded(h) + padded(h * r) + 2 * padded(r) + padded(r * r));
+    total += static_cast<std::size_t>((n.transient ? 0 : phiAndB(n)) + padded(h) + padded(h * r) + 2 * padded(r) +
+                                      padded(r * r));
   }
   storage_.assign(total, 0.0);
   Scalar* next = storage_.data();
@@ -240,14 +274,35 @@ void DivideAndConquer::sizeNumbers() {
   for (Node& n : nodes_) {
     const Eigen::Index h = handleRows(n), r = n.rows;
     // (placement new: how an Eigen::Map is pointed at other memory)
-    new (&n.Phi) Node::MatrixView(take(h * h), h, h);
-    new (&n.b) Node::VectorView(take(h), h);
+    if (!n.transient) {
+      new (&n.Phi) Node::MatrixView(take(h * h), h, h);
+      new (&n.b) Node::VectorView(take(h), h);
+    }
     new (&n.f) Node::VectorView(take(h), h);
     new (&n.Y) Node::MatrixView(take(h * r), h, r);
     new (&n.y0) Node::VectorView(take(r), r);
     new (&n.lambda) Node::VectorView(take(r), r);
     new (&n.LD) Node::MatrixView(take(r * r), r, r);
   }
+
+  // the stack at its highest: the passes' order, each node's entry above its children's until
+  // it moves down over them
+  Eigen::Index top = 0, highest = 0;
+  std::vector<Eigen::Index> at(nodes_.size(), 0);
+  for (const int n : order_) {
+    const Node& node = nodes_[static_cast<std::size_t>(n)];
+    Eigen::Index below = top;
+    for (const int child : node.children)
+      if (child >= 0 && nodes_[static_cast<std::size_t>(child)].transient) below = std::min(below, at[static_cast<std::size_t>(child)]);
+    if (node.transient) {
+      highest = std::max(highest, top + phiAndB(node));
+      at[static_cast<std::size_t>(n)] = below;
+      top = below + phiAndB(node);
+    } else {
+      top = below;
+    }
+  }
+  stack_need_ = static_cast<std::size_t>(highest);
 }
 
 void DivideAndConquer::setThreads(int threads) {
@@ -302,6 +357,38 @@ void DivideAndConquer::evaluateConnections(const Node& node) {
 
 void DivideAndConquer::mainPassAt(int n) {
   Node& node = nodes_[static_cast<std::size_t>(n)];
+  if (!stacked_) {
+    nodeKernel(node);
+    return;
+  }
+  // a transient node's Phi and b go on the stack above its children's, which its assembly reads,
+  // and then move down over them (sizeNumbers)
+  TransientStack& stack = transient_stack;
+  Eigen::Index below = stack.top;
+  for (const int child : node.children)
+    if (child >= 0 && nodes_[static_cast<std::size_t>(child)].transient)
+      below = std::min(below, nodes_[static_cast<std::size_t>(child)].stack_at);
+  const Eigen::Index h = static_cast<Eigen::Index>(node.handles.size()) * d_;
+  const Eigen::Index entry = padded(h * h) + padded(h);
+  const auto place = [&](Eigen::Index at) {
+    new (&node.Phi) Node::MatrixView(stack.data.data() + at, h, h);
+    new (&node.b) Node::VectorView(stack.data.data() + at + padded(h * h), h);
+    node.stack_at = at;
+  };
+  if (node.transient) place(stack.top);
+  nodeKernel(node);
+  if (!node.transient) {
+    stack.top = below;  // (its children's entries, if any, are consumed)
+    return;
+  }
+  if (node.stack_at != below) {
+    std::memmove(stack.data.data() + below, stack.data.data() + node.stack_at, static_cast<std::size_t>(entry) * sizeof(Scalar));
+    place(below);
+  }
+  stack.top = below + entry;
+}
+
+void DivideAndConquer::nodeKernel(Node& node) {
   if (node.children[0] >= 0) {
     evaluateConnections(node);
     assemble(node);
@@ -312,6 +399,13 @@ void DivideAndConquer::mainPassAt(int n) {
   const BodyMotion& m = (*pass_.motion)[static_cast<std::size_t>(node.body)];
   if (d_ == 3) dca_kernels::bodyNode<3>(node, body, m, *pass_.F);
   else dca_kernels::bodyNode<6>(node, body, m, *pass_.F);
+}
+
+void DivideAndConquer::reserveStack() const {
+  if (!stacked_) return;
+  TransientStack& stack = transient_stack;
+  LOOPDYN_ASSERT(stack.top == 0);
+  if (stack.data.size() < stack_need_) stack.data.resize(stack_need_);
 }
 
 void DivideAndConquer::backSubstitutionAt(int n) {
@@ -336,6 +430,7 @@ void DivideAndConquer::backSubstitutionAt(int n) {
 void DivideAndConquer::mainPassBelow(int n) {
   const Node& node = nodes_[static_cast<std::size_t>(n)];
   if (node.bodies < kParallelBodies) {
+    reserveStack();
     for (int k = node.first_in_order; k <= node.last_in_order; ++k) mainPassAt(order_[static_cast<std::size_t>(k)]);
     return;
   }
@@ -387,6 +482,7 @@ int DivideAndConquer::run() {
       backSubstitutionBelow(root);
     });
   } else {
+    reserveStack();
     for (const int n : order_) mainPassAt(n);
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) backSubstitutionAt(*it);
   }

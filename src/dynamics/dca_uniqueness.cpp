@@ -176,7 +176,7 @@ DcaUniquenessReport analyzeReactionUniquenessDca(const Model& model, const State
   LOOPDYN_CHECK(x.q.size() == model.nq() && x.v.size() == model.nv(), "state: expected sizes ", model.nq(), " and ",
                 model.nv(), ", got ", x.q.size(), " and ", x.v.size());
   // the DCA's main pass at x, every ground connection at the complete assembly (paper 000, Fig. 5)
-  Dca dca(model, Dca::GroundConnections::AtCompleteAssembly);
+  Dca dca(model, Dca::GroundConnections::AtCompleteAssembly, Dca::PhiStorage::Kept);  // (reads every node's Phi)
   std::vector<BodyMotion> motion;
   for (BodyIndex b = 0; b < model.nb(); ++b) motion.push_back(bodyMotion(model, x.q, x.v, b));
   VecX F, F_nc, A, lambda;

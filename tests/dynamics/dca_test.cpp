@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "test_models.hpp"
@@ -157,6 +158,61 @@ TEST(DivideAndConquer, ThreadCountChangesNoBit) {
       }
     }
   }
+}
+
+// Phi and b on the threads' stacks (DivideAndConquer::PhiStorage::OnStack) or kept in storage:
+// the same arithmetic on the same numbers, so the same bits, on one thread and on two; and the
+// automatic choice keeps a small assembly's (a 16-loop ladder) and stacks a large one's.
+TEST(DivideAndConquer, PhiOnTheStackChangesNoBit) {
+  std::mt19937 rng(27);
+  std::vector<Model> models;
+  test::LadderOptions ladder;
+  ladder.loops = 40;
+  models.push_back(compile(test::fourBarLadderSpec(ladder)));
+  test::RandomMechanismOptions redundant;
+  redundant.bodies = 80;
+  redundant.loop_closures = 6;
+  redundant.duplicate_joints = 3;
+  models.push_back(compile(test::randomMechanismSpec(3, rng, redundant)));
+  models.push_back(test::randomTree(3, 120, true, rng));
+  for (const Model& model : models) {
+    const TreeKinematics tree(model);
+    State x;
+    test::randomJointState(model, tree, rng, x.q_r, x.v_r);
+    tree.absoluteState(x.q_r, x.v_r, 0, x);
+    const VecX none;
+    DivideAndConquer kept(model, DivideAndConquer::GroundConnections::AboveTheirBody, DivideAndConquer::PhiStorage::Kept);
+    DynamicsWorkspace kws(model);
+    forwardDynamicsByDca(kept, tree, model, kws, x, none);
+    ASSERT_TRUE(kws.a.allFinite()) << model.name();
+    for (const int threads : {1, 2}) {
+      DivideAndConquer stacked(model, DivideAndConquer::GroundConnections::AboveTheirBody,
+                               DivideAndConquer::PhiStorage::OnStack);
+      stacked.setThreads(threads);
+      EXPECT_TRUE(std::any_of(stacked.nodes().begin(), stacked.nodes().end(),
+                              [](const DivideAndConquer::Node& n) { return n.transient; }));
+      DynamicsWorkspace sws(model);
+      for (int repeat = 0; repeat < 2; ++repeat) {  // (the stack left as found)
+        forwardDynamicsByDca(stacked, tree, model, sws, x, none);
+        EXPECT_EQ(sws.a, kws.a) << model.name() << " on " << threads << " threads";
+        EXPECT_EQ(sws.lambda, kws.lambda) << model.name() << " on " << threads << " threads";
+      }
+    }
+  }
+  ladder.loops = 16;
+  const Model small = compile(test::fourBarLadderSpec(ladder));
+  const DivideAndConquer automatic(small);
+  EXPECT_TRUE(std::none_of(automatic.nodes().begin(), automatic.nodes().end(),
+                           [](const DivideAndConquer::Node& n) { return n.transient; }));
+  test::RandomMechanismOptions chain;
+  chain.bodies = 3000;  // (3D: about 4.5 MB of Phi and b kept)
+  chain.serial = true;
+  CompileOptions no_dense;  // (nothing dense is built here)
+  no_dense.dense_size_limit = false;
+  const Model large = compile(test::randomMechanismSpec(3, rng, chain), no_dense);
+  const DivideAndConquer stacked(large);
+  EXPECT_TRUE(std::any_of(stacked.nodes().begin(), stacked.nodes().end(),
+                          [](const DivideAndConquer::Node& n) { return n.transient; }));
 }
 
 // The fixed-size kernel of one-connection nodes (src/dynamics/dca_node_kernels.hpp) against the
