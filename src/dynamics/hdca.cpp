@@ -22,15 +22,11 @@ Vec6 bodyVector(const Model& model, const VecX& X, BodyIndex b) {
   return out;
 }
 
-void addBodyVector(const Model& model, BodyIndex b, const Vec6& w, VecX& X) {
-  if (b == kGround) return;
-  if (model.dimension() == 2) {
-    X(3 * b) += w(0);
-    X(3 * b + 1) += w(1);
-    X(3 * b + 2) += w(5);
-  } else {
-    X.segment<6>(6 * b) += w;
-  }
+void setBodyVector(const Model& model, BodyIndex b, const Vec6& w, VecX& X) {
+  if (model.dimension() == 2)
+    X.segment<3>(3 * b) << w(0), w(1), w(5);
+  else
+    X.segment<6>(6 * b) = w;
 }
 
 /// The jets (Jet or RateJet) of connection (joint or driver) between m1 and m2: its rows.
@@ -105,6 +101,16 @@ HamiltonianDca::HamiltonianDca(const Model& model, const TreeKinematics& tree)
     link.q_offset = tl.q_offset;
     link.v_offset = tl.v_offset;
   }
+  // the joints below each body (those whose parent it is), for the impulses' gather
+  child_start_.assign(nb + 1, 0);
+  for (BodyIndex b = 0; b < model.nb(); ++b)
+    if (links_[static_cast<std::size_t>(b)].parent != kGround) ++child_start_[static_cast<std::size_t>(links_[static_cast<std::size_t>(b)].parent) + 1];
+  for (std::size_t b = 0; b < nb; ++b) child_start_[b + 1] += child_start_[b];
+  children_.resize(static_cast<std::size_t>(child_start_[nb]));
+  std::vector<int> filled(child_start_.begin(), child_start_.end() - 1);
+  for (BodyIndex b = 0; b < model.nb(); ++b)
+    if (const BodyIndex parent = links_[static_cast<std::size_t>(b)].parent; parent != kGround)
+      children_[static_cast<std::size_t>(filled[static_cast<std::size_t>(parent)]++)] = b;
   const auto& connections = dca_.connections();
   cut_terms_.clear();
   for (std::size_t i = 0; i < connections.size(); ++i) {
@@ -187,24 +193,31 @@ int HamiltonianDca::velocities(const Model& model, State& x, Eigen::Ref<const Ve
     const Vec6 local = a.S_local * p.segment(link.v_offset, link.model->nv());
     load_[static_cast<std::size_t>(b)] << a.R1 * local.head<3>(), a.R1 * local.tail<3>();
   });
-  P_.setZero(model.nv());
-  for (BodyIndex b = 0; b < model.nb(); ++b) {
-    const Link& link = links_[static_cast<std::size_t>(b)];
-    const LinkAxes& a = axes_[static_cast<std::size_t>(b)];
-    const Vec6& wrench = load_[static_cast<std::size_t>(b)];
-    for (const BodyIndex on : {link.child, link.parent}) {
-      if (on == kGround) continue;
-      const Scalar s = on == link.child ? a.sign : -a.sign;
-      Vec6 w;
-      w << s * wrench.head<3>(),
-          s * (wrench.tail<3>() + (a.o2 - motion_[static_cast<std::size_t>(on)].r).cross(wrench.head<3>()));
-      addBodyVector(model, on, w, P_);
-    }
-  }
+  // each body's impulse gathered from its own joint's wrench and its child joints' (body by body
+  // among the threads: each writes its own entries)
+  P_.resize(model.nv());
+  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex on) {
+    Vec6 total = Vec6::Zero();
+    const auto add = [&](BodyIndex joint, Scalar sign) {
+      const LinkAxes& a = axes_[static_cast<std::size_t>(joint)];
+      const Vec6& wrench = load_[static_cast<std::size_t>(joint)];
+      const Scalar s = sign * a.sign;
+      total.head<3>() += s * wrench.head<3>();
+      total.tail<3>() += s * (wrench.tail<3>() + (a.o2 - motion_[static_cast<std::size_t>(on)].r).cross(wrench.head<3>()));
+    };
+    add(on, 1);
+    for (int k = child_start_[static_cast<std::size_t>(on)]; k < child_start_[static_cast<std::size_t>(on) + 1]; ++k)
+      add(children_[static_cast<std::size_t>(k)], -1);
+    setBodyVector(model, on, total, P_);
+  });
   const int dependent = dca_.solveVelocities(model, motion_, P_, x.t, scaling_, V_, sigma);
   // (V satisfies the tree joints' velocity equations to rounding, as every other row: u is exact)
   x.v = V_;
-  tree_.jointVelocities(x, x.v_r);
+  x.v_r.resize(tree_.nv());
+  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
+    motion_[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+  });
+  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) { tree_.jointVelocities(x, motion_, x.v_r, b, b + 1); });
   return dependent;
 }
 

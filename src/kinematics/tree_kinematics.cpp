@@ -451,6 +451,18 @@ void TreeKinematics::jointVelocities(const State& x, VecX& v_r) const {
   }
 }
 
+void TreeKinematics::jointVelocities(const State& x, const std::vector<BodyMotion>& motion, VecX& v_r, BodyIndex first,
+                                     BodyIndex last) const {
+  LOOPDYN_ASSERT(v_r.size() == nv_ && first >= 0 && last <= model_.nb());
+  for (BodyIndex b = first; b < last; ++b) {
+    const Link& link = links_[static_cast<std::size_t>(b)];
+    const BodyMotion& m1 = motionOf(motion, link.first.body);
+    const BodyMotion& m2 = motionOf(motion, link.second.body);
+    const WorldFrame F1 = worldFrame(m1, link.first), F2 = worldFrame(m2, link.second);
+    link.model.velocities(x.q_r.data() + link.q_offset, relativeTwist(m1, F1, m2, F2), v_r.data() + link.v_offset);
+  }
+}
+
 void TreeKinematics::positionRates(const VecX& q_r, const VecX& v_r, VecX& qdot) const {
   qdot.resize(nq_);
   positionRates(q_r, v_r, qdot.data());

@@ -88,6 +88,9 @@ class HamiltonianDca {
   DivideAndConquer dca_;
   ConstraintScaling scaling_;
   std::vector<Link> links_;                 ///< per body
+  /// The joints whose parent is body b: children_[child_start_[b] .. child_start_[b + 1])
+  std::vector<int> child_start_;
+  std::vector<BodyIndex> children_;
   std::vector<int> cut_;                    ///< connections of dca_ outside the tree
   std::vector<LinkAxes> axes_;              ///< per body
   std::vector<BodyMotion> motion_;          ///< positions (velocity level)

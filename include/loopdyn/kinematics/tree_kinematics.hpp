@@ -55,6 +55,11 @@ class TreeKinematics {
   /// The joint velocities v_r of x's body velocities at its joint coordinates x.q_r (the velocity
   /// half of relativeState: exact when the tree joints' velocity equations hold).
   void jointVelocities(const State& x, VecX& v_r) const;
+  /// The same for the joints of bodies [first, last) alone, from the bodies' motions at x (with
+  /// their velocities); v_r sized nv(), the others' entries untouched: independent ranges, for
+  /// passes shared out among threads.
+  void jointVelocities(const State& x, const std::vector<BodyMotion>& motion, VecX& v_r, BodyIndex first,
+                       BodyIndex last) const;
 
   /// Body accelerations A = J a_r + Jdot v_r (Model's velocity layout: the centre of mass's
   /// acceleration and the angular acceleration, world frame) for joint accelerations a_r.
