@@ -524,15 +524,18 @@ void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, con
   constexpr int kBodyGrain = 64;
   ws.F.resize(model.nv());
   ws.F_nc.resize(model.nv());
-  dca.parallelFor(model.nb(), kBodyGrain, [&](BodyIndex b) {
-    ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
-    bodyForces(model, ws.kin.motion, b, ws.F, ws.F_nc);
-  });
-  forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
-  dca.solve(model, ws.kin.motion, ws.F, x.t, ws.scaling, gamma_shift, ws.a, ws.lambda);
-  if (!ws.a.allFinite()) return;  // (the simulation names the bodies)
   ws.a_r.resize(tree.nv());
-  dca.parallelFor(model.nb(), kBodyGrain, [&](BodyIndex b) { tree.jointAccelerations(x, ws.kin.motion, ws.a, ws.a_r, b, b + 1); });
+  dca.execute([&] {
+    dca.parallelFor(model.nb(), kBodyGrain, [&](BodyIndex b) {
+      ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+      bodyForces(model, ws.kin.motion, b, ws.F, ws.F_nc);
+    });
+    forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+    dca.solve(model, ws.kin.motion, ws.F, x.t, ws.scaling, gamma_shift, ws.a, ws.lambda);
+    if (!ws.a.allFinite()) return;  // (the simulation names the bodies)
+    dca.parallelFor(model.nb(), kBodyGrain,
+                    [&](BodyIndex b) { tree.jointAccelerations(x, ws.kin.motion, ws.a, ws.a_r, b, b + 1); });
+  });
 }
 
 void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x,

@@ -301,17 +301,20 @@ std::string HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws,
     if (std::string problem = projectPositions(model, ws, x); !problem.empty()) return problem;
     if (std::string problem = jointState(tree_, x); !problem.empty()) return problem;
   }
-  hdca_.velocities(model, x, u, sigma_);
-  // the bodies' motions and own loads body by body among the threads, the force elements in order
-  // (as the DCA's forward dynamics, dca.cpp)
+  // (one entry into the task arena for all the passes: each entry wakes the workers)
   ws.F.resize(model.nv());
   ws.F_nc.resize(model.nv());
-  hdca_.assembly().parallelFor(model.nb(), 64, [&](BodyIndex b) {
-    ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
-    bodyForces(model, ws.kin.motion, b, ws.F, ws.F_nc);
+  hdca_.assembly().execute([&] {
+    hdca_.velocities(model, x, u, sigma_);
+    // the bodies' motions and own loads body by body among the threads, the force elements in
+    // order (as the DCA's forward dynamics, dca.cpp)
+    hdca_.assembly().parallelFor(model.nb(), 64, [&](BodyIndex b) {
+      ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+      bodyForces(model, ws.kin.motion, b, ws.F, ws.F_nc);
+    });
+    forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+    hdca_.momentumRates(model, x, ws.kin.motion, ws.F, sigma_, du);
   });
-  forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
-  hdca_.momentumRates(model, x, ws.kin.motion, ws.F, sigma_, du);
   if (how.multipliers || driven_) {
     // the reactions (and the drivers' power lambda^T b) from the acceleration level at this state
     evaluateConstraints(model, ws.kin, x);

@@ -96,6 +96,14 @@ class DivideAndConquer {
   /// Subtrees with fewer bodies run on one thread: a task costs about a microsecond, a node a few.
   static constexpr int kParallelBodies = 32;
 
+  /// f() inside this object's task arena (directly with one thread), so that the passes and
+  /// parallelFor calls it makes share one entry into the arena (each entry wakes the workers).
+  template <class F>
+  void execute(const F& f) {
+    if (arena_) arena_->execute(f);
+    else f();
+  }
+
   /// body(k) for k = 0 .. count - 1, independent items, shared out among this object's threads in
   /// chunks of at least `grain` (in order on one thread, or when there are fewer than 2 chunks).
   /// For the per-body and per-joint loops beside the assembly (the HDCA's momentum pass).
