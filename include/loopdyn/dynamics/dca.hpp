@@ -27,8 +27,11 @@
 /// unique ones, and so are the unique reactions; the non-unique ones are the DCA's choice: the
 /// multipliers of the rows taken as dependent at the node where the redundancy closes are zero.
 ///
+/// The node kernels are in src/dynamics/dca_node_kernels.hpp: a fixed-size one for the node of
+/// one connection whose W is clearly regular (chains, trees, ladders), the general one otherwise.
+///
 /// Cost: per node, products of size (handles x 6) x (rows assembled there): O(n) for chains and
-/// ladders whose nodes keep a bounded number of handles.
+/// ladders whose nodes keep a bounded number of handles (docs/performance.md).
 
 #include <array>
 #include <memory>
