@@ -306,10 +306,10 @@ std::string HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws,
   ws.F_nc.resize(model.nv());
   hdca_.assembly().execute([&] {
     hdca_.velocities(model, x, u, sigma_);
-    // the bodies' motions and own loads body by body among the threads, the force elements in
-    // order (as the DCA's forward dynamics, dca.cpp)
+    // the bodies' motions (the velocity level's, formed at x.q and x.v) and own loads body by body
+    // among the threads, the force elements in order (as the DCA's forward dynamics, dca.cpp)
     hdca_.assembly().parallelFor(model.nb(), 64, [&](BodyIndex b) {
-      ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
+      ws.kin.motion[static_cast<std::size_t>(b)] = hdca_.motions()[static_cast<std::size_t>(b)];
       bodyForces(model, ws.kin.motion, b, ws.F, ws.F_nc);
     });
     forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);

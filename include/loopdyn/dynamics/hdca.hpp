@@ -54,6 +54,8 @@ class HamiltonianDca {
   /// Velocity level: from the positions x.q_r (x.q follows) and the momenta p, x.v and x.v_r,
   /// and sigma (size nc). Returns the number of rows the assembly took as dependent.
   int velocities(const Model& model, State& x, Eigen::Ref<const VecX> p, VecX& sigma);
+  /// The bodies' motions (positions and the velocities found) of the last velocities() call.
+  const std::vector<BodyMotion>& motions() const { return motion_; }
   /// pdot at x (after velocities) with the bodies' motion and applied forces F there (appliedForces:
   /// gravity, elements, loads and gyroscopic terms).
   void momentumRates(const Model& model, const State& x, const std::vector<BodyMotion>& motion, const VecX& F,
@@ -93,7 +95,7 @@ class HamiltonianDca {
   std::vector<BodyIndex> children_;
   std::vector<int> cut_;                    ///< connections of dca_ outside the tree
   std::vector<LinkAxes> axes_;              ///< per body
-  std::vector<BodyMotion> motion_;          ///< positions (velocity level)
+  std::vector<BodyMotion> motion_;          ///< the bodies' motions (velocity level)
   VecX P_, V_;                              ///< body impulses and velocities
   std::vector<Vec6> momentum_, load_;       ///< per body, spatial (world origin)
   std::vector<CutTerms> cut_terms_;         ///< per entry of cut_
