@@ -21,7 +21,7 @@ RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, con
                                 const RankOptions& options) {
   evaluateConstraints(model, ws, x);
   const ConstraintScaling s = constraintScaling(model);
-  const MatX Cs = s.row.asDiagonal() * ws.C * s.col.asDiagonal();
+  const MatX Cs = s.row.asDiagonal() * ws.C.dense() * s.col.asDiagonal();
 
   RankReport r;
   r.bodies = model.nb();

@@ -28,7 +28,7 @@ MatX holonomicTangentBasis(const Model& model, const KinematicsWorkspace& ws, co
                            const std::vector<int>& rows, Scalar threshold) {
   const int n = model.nv();
   if (rows.empty()) return MatX::Identity(n, n);
-  const MatX Js = s.row(rows).asDiagonal() * ws.C(rows, Eigen::all) * s.col.asDiagonal();
+  const MatX Js = s.row(rows).asDiagonal() * ws.C.dense()(rows, Eigen::all) * s.col.asDiagonal();
   // the last n - rank columns of Q in Js^T P = Q R span the null space of Js
   Eigen::ColPivHouseholderQR<MatX> qr(Js.transpose());
   qr.setThreshold(threshold);
@@ -60,7 +60,7 @@ std::optional<State> sampleAlong(const Model& model, KinematicsWorkspace& ws, co
     r.head(m) = s.row(rows).cwiseProduct(ws.Phi(rows));
     r(m) = delta.dot(D) - arc;
     if (r.norm() <= kTolerance * L) return y;
-    J.topRows(m) = s.row(rows).asDiagonal() * ws.C(rows, Eigen::all) * s.col.asDiagonal();
+    J.topRows(m) = s.row(rows).asDiagonal() * ws.C.dense()(rows, Eigen::all) * s.col.asDiagonal();
     J.row(m) = delta.transpose();
     cod.compute(J);
     const VecX step = -cod.solve(r);

@@ -162,7 +162,7 @@ UniquenessReport analyzeReactionUniqueness(const Model& model, KinematicsWorkspa
   Setup s;
   s.scaling = constraintScaling(model);
   s.length = model.characteristicLength();
-  const MatX C_s = s.scaling.row.asDiagonal() * ws.C * s.scaling.col.asDiagonal();
+  const MatX C_s = s.scaling.row.asDiagonal() * ws.C.dense() * s.scaling.col.asDiagonal();
 
   UniquenessReport report;
   report.methods = options.methods;

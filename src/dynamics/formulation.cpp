@@ -13,7 +13,8 @@ namespace loopdyn {
 void stabilizedGamma(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte) {
   ws.Gamma = ws.kin.Gamma;
   if (baumgarte.alpha == 0 && baumgarte.beta == 0) return;
-  ws.Gamma -= 2 * baumgarte.alpha * (ws.kin.C * x.v + ws.kin.b);
+  for (Eigen::Index i = 0; i < model.nc(); ++i)  // - 2 alpha (C v + b)
+    ws.Gamma(i) -= 2 * baumgarte.alpha * (ws.kin.C.rowTimes(i, x.v) + ws.kin.b(i));
   ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
 }
 
@@ -160,7 +161,7 @@ void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws, const VecX&
     ws.lambda.resize(0);
     return;
   }
-  ws.Cs_t.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.transpose() * ws.scaling.row.asDiagonal();
+  ws.Cs_t.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.dense().transpose() * ws.scaling.row.asDiagonal();
   ws.cod.setThreshold(kRankThreshold);
   ws.cod.compute(ws.Cs_t);
   ws.lambda = ws.scaling.row.cwiseProduct(ws.cod.solve(ws.scaling.col.cwiseProduct(constraint_force)));
@@ -187,7 +188,8 @@ std::string LagrangeFormulation::evaluate(const Model& model, DynamicsWorkspace&
   if (how.multipliers && !(ws.gram_all.rank() == ws.gram_all.rows() && ws.gram_all.pivotRatio() >= kUniqueGramRatio)) {
     // C^T lambda = C_r^T lambda_s, the same for every solution: its least-norm representative
     // (where G is regular and well conditioned the solution is unique, and Gauss's is it)
-    ws.r.noalias() = ws.kin.C.transpose() * ws.lambda;
+    ws.r.setZero(model.nv());
+    ws.kin.C.addTransposedTimes(ws.lambda, ws.r);
     leastNormMultipliers(model, ws, ws.r);
   }
   du = ws.a;
@@ -232,7 +234,7 @@ std::string EliminationFormulation::solve(const Model& model, DynamicsWorkspace&
   // (the diagnosis below works in the metric's Cholesky factor M = L L^T: At = L^-1 C^T diag(row))
   massMatrix(model, ws.kin.motion, ws.M);
   const Eigen::LLT<MatX> mass_llt(ws.M);
-  MatX At = ws.kin.C.transpose() * ws.scaling.row.asDiagonal();
+  MatX At = ws.kin.C.dense().transpose() * ws.scaling.row.asDiagonal();
   if (At.size() > 0) mass_llt.matrixL().solveInPlace(At);  // (empty: no constraint rows)
   // The kept rows are dependent here. QR with column pivoting of all of At (the same matrix and
   // the same 1e-6 as the Cholesky test) tells whether the configuration is singular, or within

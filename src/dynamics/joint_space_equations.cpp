@@ -52,7 +52,7 @@ void JointSpaceEquations::evaluateConstraints(const Model& model, const TreeKine
     for (const BodyIndex body : row_bodies_[static_cast<std::size_t>(i)]) {
       if (body == kGround) continue;
       // the row on this body as a wrench [f; n] at its centre of mass, moved to the world origin
-      const auto c = ws.kin.C.row(row).segment(static_cast<Eigen::Index>(body) * d, d);
+      const auto c = ws.kin.C.onBody(row, body);
       Vec3 f = Vec3::Zero(), n = Vec3::Zero();
       if (d == 3) {
         f << c(0), c(1), 0;
@@ -88,7 +88,7 @@ void JointSpaceEquations::evaluate(const Model& model, const TreeKinematics& tre
   subtreeJointForces(model, tree, ws.kin.motion, axes, body_forces_, Q);
   const auto k = static_cast<Eigen::Index>(rows.size());
   gamma.resize(k);
-  for (Eigen::Index i = 0; i < k; ++i) gamma(i) = ws.Gamma(rows[static_cast<std::size_t>(i)]) - ws.kin.C.row(rows[static_cast<std::size_t>(i)]).dot(bias);
+  for (Eigen::Index i = 0; i < k; ++i) gamma(i) = ws.Gamma(rows[static_cast<std::size_t>(i)]) - ws.kin.C.rowTimes(rows[static_cast<std::size_t>(i)], bias);
 }
 
 void JointSpaceEquations::scaledTransposed(const ConstraintScaling& scaling, MatX& At) const {
@@ -125,7 +125,7 @@ void JointSpaceEquations::treeMultipliers(const Model& model, DynamicsWorkspace&
   using Block = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, 6, 6>;
   using Column = Eigen::Matrix<Scalar, Eigen::Dynamic, 1, Eigen::ColMajor, 6, 1>;
   const int d = model.vPerBody();
-  const MatX& Cm = ws.kin.C;
+  const ConstraintJacobian& Cm = ws.kin.C;
   const ConstraintScaling& scaling = ws.scaling;
   ws.lambda.setZero(model.nc());
   // each body's F_b - M_b A_b, less the rows K's forces on it
@@ -140,7 +140,7 @@ void JointSpaceEquations::treeMultipliers(const Model& model, DynamicsWorkspace&
     ws.lambda(rows[i]) = m;
     for (const BodyIndex body : row_bodies_[i])
       if (body != kGround)
-        body_forces_.segment(static_cast<Eigen::Index>(body) * d, d) -= m * Cm.row(rows[i]).segment(static_cast<Eigen::Index>(body) * d, d).transpose();
+        body_forces_.segment(static_cast<Eigen::Index>(body) * d, d) -= m * Cm.onBody(rows[i], body);
   }
   // leaves to root
   const Topology& topology = model.topology();
@@ -152,13 +152,14 @@ void JointSpaceEquations::treeMultipliers(const Model& model, DynamicsWorkspace&
     const Eigen::Index o = static_cast<Eigen::Index>(b) * d;
     Block A(d, joint.rows);
     for (int k = 0; k < joint.rows; ++k)
-      A.col(k) = scaling.row(joint.row + k) * scaling.col.segment(o, d).cwiseProduct(Cm.row(joint.row + k).segment(o, d).transpose());
+      A.col(k) = scaling.row(joint.row + k) * scaling.col.segment(o, d).cwiseProduct(Cm.onBody(joint.row + k, b));
     const Column rhs = scaling.col.segment(o, d).cwiseProduct(body_forces_.segment(o, d));
     const Column lambda_s = A.colPivHouseholderQr().solve(rhs);
     for (int k = 0; k < joint.rows; ++k) ws.lambda(joint.row + k) = scaling.row(joint.row + k) * lambda_s(k);
     if (link.parent == kGround) continue;
     const Eigen::Index p = static_cast<Eigen::Index>(link.parent) * d;
-    body_forces_.segment(p, d).noalias() -= Cm.block(joint.row, p, joint.rows, d).transpose() * ws.lambda.segment(joint.row, joint.rows);
+    for (int k = 0; k < joint.rows; ++k)
+      body_forces_.segment(p, d) -= ws.lambda(joint.row + k) * Cm.onBody(joint.row + k, link.parent);
   }
 }
 

@@ -37,8 +37,11 @@ void KineticGram::gatherRows(const Model& model, const KinematicsWorkspace& kin,
     const std::vector<int>& touching = body_rows_[static_cast<std::size_t>(b)];
     for (std::size_t x = 0; x < touching.size(); ++x) {
       const int row = row_of(touching[x]);
-      Ct_.col(block_offset_[static_cast<std::size_t>(b)] + static_cast<Eigen::Index>(x)) =
-          scaling.row(row) * kin.C.row(row).segment(b * D, D).transpose();
+      // (the row touches b: its block there is the first or the second)
+      const Scalar* c = kin.C.block(row, kin.C.body(row, 0) == b ? 0 : 1).data();
+      Scalar* out = &Ct_(0, block_offset_[static_cast<std::size_t>(b)] + static_cast<Eigen::Index>(x));
+      const Scalar s = scaling.row(row);
+      for (int k = 0; k < D; ++k) out[k] = s * c[k];
     }
   }
 }

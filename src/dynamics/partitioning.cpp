@@ -155,7 +155,7 @@ std::string PartitioningFormulation::evaluateWith(const Partition& p, const Mode
   const VecX& col = ws.scaling.col;
   x.v.setZero(n_);  // (b's rounding depends on x.v: a stale one would carry the last evaluation over)
   evaluateConstraints(model, ws.kin, x);  // C and b: positions and time only
-  if (!equations_.velocities(ws.kin.C, ws.kin.b, row, col, p, u, x.v))
+  if (!equations_.velocities(ws.kin.C.dense(), ws.kin.b, row, col, p, u, x.v))
     return "the dependent coordinates cannot be solved for: C_KD is singular (reciprocal condition " +
            std::to_string(equations_.rcond()) + ") with the independent coordinates " +
            coordinateSet(velocityCoordinateNames(model), p.independent) +
@@ -291,7 +291,7 @@ VecX partitionedReactions(const Model& model, const DynamicsWorkspace& ws, const
       return lambda;
     case ReactionScheme::InverseMass: {
       // eq. (35): (B M^-1 B^T) lambda_K = B M^-1 F - Gamma_K, B = C_K
-      const MatX B = ws.kin.C(p.rows, Eigen::all);
+      const MatX B = ws.kin.C.dense()(p.rows, Eigen::all);
       const Eigen::LLT<MatX> mass(ws.M);
       const MatX MinvBt = mass.solve(B.transpose());
       const VecX Gamma_K = ws.Gamma(p.rows);
@@ -301,7 +301,7 @@ VecX partitionedReactions(const Model& model, const DynamicsWorkspace& ws, const
     case ReactionScheme::Augmented: {
       // eq. (37): (T_bd M)^T [lambda_K; y] = F - M a, (T_bd M)^T = [B^T, M D^T]
       MatX TbdM_t(n, n);
-      TbdM_t << ws.kin.C(p.rows, Eigen::all).transpose(), ws.M * equations.Dt();
+      TbdM_t << ws.kin.C.dense()(p.rows, Eigen::all).transpose(), ws.M * equations.Dt();
       const VecX y = TbdM_t.partialPivLu().solve(ws.F - ws.M * ws.a);
       lambda_K = y.head(r);
       if (tangential) *tangential = y.tail(n - r);

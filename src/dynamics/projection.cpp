@@ -74,7 +74,7 @@ bool ProjectionFormulation::evaluateOnGram(const Model& model, DynamicsWorkspace
   for (int j = 0; j < f_; ++j) {
     for (int k = 0; k < r_; ++k) {
       const int i = independent_rows_[static_cast<std::size_t>(k)];
-      w_(k) = row(i) * ws.kin.C_rate.row(i).dot(TS_.col(j));
+      w_(k) = row(i) * ws.kin.C_rate.rowTimes(i, TS_.col(j));
     }
     tangent_gram_.solveInPlace(w_);
     dv_.setZero(n_);
@@ -148,8 +148,9 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   du.tail(f_) = rhs_u_;
   const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
   continuationRates(tf, p1_, frozen, n_, f_, [&](MatX& AdotT) {  // A_dot T = diag(row) C_dot diag(col) T
-    AdotT.noalias() = ws.kin.C_rate * TS_;
-    AdotT = row.asDiagonal() * AdotT;
+    AdotT.resize(ws.kin.C_rate.rows(), TS_.cols());
+    for (Eigen::Index j = 0; j < AdotT.cols(); ++j)
+      for (Eigen::Index i = 0; i < AdotT.rows(); ++i) AdotT(i, j) = row(i) * ws.kin.C_rate.rowTimes(i, TS_.col(j));
   }, AdotT_, X_, du);
   if (how.multipliers) {
     Ma_.noalias() = ws.M * ws.a;

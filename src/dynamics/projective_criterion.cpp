@@ -15,7 +15,7 @@ namespace loopdyn {
 ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace& ws, const MatX& M, const State& x,
                                         int rank) {
   evaluateConstraints(model, ws, x);
-  return projectiveCriterion(M, ws.C, constraintScaling(model), rank);
+  return projectiveCriterion(M, ws.C.dense(), constraintScaling(model), rank);
 }
 
 ProjectiveCriterion projectiveCriterion(const MatX& M, const MatX& C, const ConstraintScaling& scaling, int rank) {

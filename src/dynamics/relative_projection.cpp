@@ -53,8 +53,9 @@ void RelativeProjectionFormulation::constraintRateTimes(const Model& model, Dyna
   AdotT.resize(k, f_);
   for (Eigen::Index i = 0; i < k; ++i) {
     const int row = rows[static_cast<std::size_t>(i)];
-    AdotT.row(i).noalias() = kin_rates_.C_rate.row(row) * JT_;
-    AdotT.row(i).noalias() += kin_rates_.C.row(row) * JdotT_;
+    AdotT.row(i).setZero();
+    kin_rates_.C_rate.addRowTimes(row, JT_, AdotT.row(i));
+    kin_rates_.C.addRowTimes(row, JdotT_, AdotT.row(i));
     AdotT.row(i) *= ws.scaling.row(row);
   }
 }

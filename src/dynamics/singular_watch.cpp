@@ -75,14 +75,15 @@ Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const S
   if (coupled_rows_ != model.nc()) findCouplings(model);
   nv_ = model.nv();
   const int D = model.vPerBody();
-  const MatX& C = ws.kin.C;
+  const ConstraintJacobian& C = ws.kin.C;
   const VecX &row = ws.scaling.row, &col = ws.scaling.col;
   gram_.setZero(model.nc(), model.nc());
   coupling_values_.resize(couplings_.size());
   for (std::size_t m = 0; m < couplings_.size(); ++m) {
     const Coupling& c = couplings_[m];
     Scalar g = 0;
-    for (int k = c.body * D; k < (c.body + 1) * D; ++k) g += C(c.i, k) * C(c.j, k) * col(k) * col(k);
+    const auto ci = C.onBody(c.i, c.body), cj = C.onBody(c.j, c.body);
+    for (int k = 0; k < D; ++k) g += ci(k) * cj(k) * col(c.body * D + k) * col(c.body * D + k);
     g *= row(c.i) * row(c.j);
     coupling_values_[m] = g;
     gram_(c.i, c.j) += g;
@@ -139,7 +140,7 @@ Scalar SingularWatch::diagonalRatio(int j) const {
 Scalar SingularWatch::singularValueRatioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   ratioAt(model, ws, x);  // evaluates C at x, and C_s C_s^T by couplings
   if (r_ > 0 && r_ == model.nc() && model.nc() >= kLanczosRows) return sparseSingularValueRatio(model.nc());
-  At_.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.transpose() * ws.scaling.row.asDiagonal();
+  At_.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.dense().transpose() * ws.scaling.row.asDiagonal();
   if (r_ == 0 || At_.cols() == 0) return 1;
   // the smaller of C_s C_s^T (nc x nc) and C_s^T C_s (n x n): the same nonzero eigenvalues
   const MatX gram = At_.cols() <= At_.rows() ? MatX(At_.transpose() * At_) : MatX(At_ * At_.transpose());

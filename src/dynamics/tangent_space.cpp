@@ -8,7 +8,7 @@
 namespace loopdyn {
 
 void TangentFactorization::compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank) {
-  At.noalias() = scaling.col.asDiagonal() * kin.C.transpose() * scaling.row.asDiagonal();
+  At.noalias() = scaling.col.asDiagonal() * kin.C.dense().transpose() * scaling.row.asDiagonal();
   computeFromAt(rank);
 }
 

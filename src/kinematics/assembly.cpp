@@ -57,7 +57,7 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
   while (residual > tolerance && out.iterations < options.max_iterations) {
     ++out.iterations;
     // Newton step in scaled coordinates: minimum-norm least squares, robust to dependent rows
-    MatX Cs = s.row.head(m).asDiagonal() * ws.C.topRows(m) * s.col.asDiagonal();
+    MatX Cs = s.row.head(m).asDiagonal() * ws.C.dense().topRows(m) * s.col.asDiagonal();
     // held bodies (`hold: true`) take no part in the step: their columns are removed
     for (BodyIndex b = 0; b < model.nb(); ++b)
       if (model.heldBodies()[static_cast<std::size_t>(b)]) Cs.middleCols(b * model.vPerBody(), model.vPerBody()).setZero();
@@ -104,7 +104,7 @@ AssemblyResult assembleVelocities(const Model& model, KinematicsWorkspace& ws, c
   State at_rest = guess;
   at_rest.v.setZero();
   evaluateConstraints(model, ws, at_rest);  // b does not depend on v
-  const MatX Cs = s.row.asDiagonal() * ws.C * s.col.asDiagonal();
+  const MatX Cs = s.row.asDiagonal() * ws.C.dense() * s.col.asDiagonal();
   const VecX rb = s.row.cwiseProduct(ws.b);
   const VecX vs0 = guess.v.cwiseQuotient(s.col);
   Eigen::CompleteOrthogonalDecomposition<MatX> cod;

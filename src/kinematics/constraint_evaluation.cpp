@@ -9,11 +9,10 @@ namespace loopdyn {
 
 KinematicsWorkspace::KinematicsWorkspace(const Model& model)
     : Phi(VecX::Zero(model.m())),
-      // (a model past compile's dense size limit, built for the DCA's right-hand sides alone, has
-      // its C sized when first evaluated)
-      C(model.nc() <= kLargestDenseSize && model.nv() <= kLargestDenseSize ? MatX::Zero(model.nc(), model.nv()) : MatX()),
+      C(model),
       b(VecX::Zero(model.nc())),
       Gamma(VecX::Zero(model.nc())),
+      C_rate(model),
       motion(static_cast<std::size_t>(model.nb())) {}
 
 namespace {
@@ -25,22 +24,22 @@ void scatter(KinematicsWorkspace& ws, int row, const BasicJet<R, D>& jet, BodyIn
   constexpr int nvb = kJetBodyColumns<D>;
   Scalar grad_dot_v = 0;
   const std::array<BodyIndex, 2> bodies{b1, b2};
-  const Eigen::Index stride = ws.C.outerStride();
   for (int slot = 0; slot < 2; ++slot) {
     const BodyIndex body = bodies[static_cast<std::size_t>(slot)];
     if (body == kGround) continue;
     const BodyMotion& m = ws.motion[static_cast<std::size_t>(body)];
     const Scalar velocity[6] = {m.v.x(), m.v.y(), D == 2 ? m.w.z() : m.v.z(), m.w.x(), m.w.y(), m.w.z()};
-    // (overwritten: C keeps its zeros elsewhere; both markers on one body add up)
+    // (both markers on one body: the second's entries are added to the first's block)
     const bool same_body = slot == 1 && body == b1;
-    Scalar* c_row = &ws.C(row, body * nvb);
+    Scalar* c = ws.C.writableBlock(row, same_body ? 0 : slot);
+    Scalar* c_rate = R ? ws.C_rate.writableBlock(row, same_body ? 0 : slot) : nullptr;
     for (int k = 0; k < nvb; ++k) {
       const Scalar g = jet.grad(nvb * slot + k);
-      if (same_body) c_row[k * stride] += g;
-      else c_row[k * stride] = g;
+      if (same_body) c[k] += g;
+      else c[k] = g;
       if constexpr (R) {
-        if (same_body) ws.C_rate(row, body * nvb + k) += jet.grad_rate(nvb * slot + k);
-        else ws.C_rate(row, body * nvb + k) = jet.grad_rate(nvb * slot + k);
+        if (same_body) c_rate[k] += jet.grad_rate(nvb * slot + k);
+        else c_rate[k] = jet.grad_rate(nvb * slot + k);
       }
       grad_dot_v += g * velocity[k];
     }
@@ -72,12 +71,6 @@ void evaluateIn(const Model& model, KinematicsWorkspace& ws, const State& x) {
 template <bool R>
 void evaluate(const Model& model, KinematicsWorkspace& ws, const State& x) {
   checkStateSize(model, x);
-  // C keeps its zeros between evaluations: only a row's entries on its bodies change, and scatter
-  // overwrites those (zeroing all of C was O(rows x nv), 18 MB a call on a 256-loop ladder)
-  if (ws.C.rows() != model.nc() || ws.C.cols() != model.nv()) ws.C.setZero(model.nc(), model.nv());
-  if constexpr (R) {
-    if (ws.C_rate.rows() != model.nc() || ws.C_rate.cols() != model.nv()) ws.C_rate.setZero(model.nc(), model.nv());
-  }
   if (model.dimension() == 2) evaluateIn<2, R>(model, ws, x);
   else evaluateIn<3, R>(model, ws, x);
 }
@@ -93,7 +86,9 @@ void evaluateConstraintsAndRates(const Model& model, KinematicsWorkspace& ws, co
 std::vector<Scalar> pairResiduals(const Model& model, const KinematicsWorkspace& ws, const State& x) {
   std::vector<Scalar> out;
   const Scalar L = model.characteristicLength();
-  const VecX velocity_residual = ws.C * x.v + ws.b;
+  VecX velocity_residual = ws.b;
+  ws.C.times(x.v, velocity_residual);
+  velocity_residual += ws.b;
   for (const Pair& pair : model.pairs()) {
     Scalar sum = 0;
     for (int r = pair.row; r < pair.row + pair.rows; ++r) {

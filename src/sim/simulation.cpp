@@ -87,7 +87,12 @@ constexpr Scalar kSampleStall = 1e-6;
 void violations(const Model& model, const DynamicsWorkspace& ws, const State& x, Scalar& position, Scalar& velocity) {
   const Scalar L = model.characteristicLength();
   position = ws.scaling.row.head(model.m()).cwiseProduct(ws.kin.Phi).norm() / L;
-  velocity = ws.scaling.row.cwiseProduct(ws.kin.C * x.v + ws.kin.b).norm() / L;
+  Scalar sum = 0;  // |diag(row) (C v + b)|^2, row by row
+  for (Eigen::Index i = 0; i < model.nc(); ++i) {
+    const Scalar e = ws.scaling.row(i) * (ws.kin.C.rowTimes(i, x.v) + ws.kin.b(i));
+    sum += e * e;
+  }
+  velocity = std::sqrt(sum) / L;
 }
 
 /// "near a singular configuration (rank 14 -> 12; dependent: O3.x, O2.x of joints O3, O2)" or "":

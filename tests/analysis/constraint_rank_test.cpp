@@ -121,9 +121,9 @@ TEST(ConstraintRank, DependentEquationsAreCombinationsOfKeptOnes) {
   const AssemblyResult x = assemble(model, ws, initialState(model));
   const RankReport r = analyzeConstraintsAt(model, ws, x.state);
   MatX kept(r.independent_equations.size(), model.nv());
-  for (std::size_t k = 0; k < r.independent_equations.size(); ++k) kept.row(k) = ws.C.row(r.independent_equations[k]);
+  for (std::size_t k = 0; k < r.independent_equations.size(); ++k) kept.row(k) = ws.C.dense().row(r.independent_equations[k]);
   for (int row : r.dependent_equations) {
-    const VecX target = ws.C.row(row).transpose();
+    const VecX target = ws.C.dense().row(row).transpose();
     const VecX coefficients = kept.transpose().colPivHouseholderQr().solve(target);
     EXPECT_LT((kept.transpose() * coefficients - target).norm(), 1e-10) << model.equations()[row].name;
   }

@@ -250,7 +250,7 @@ TEST(ReactionUniqueness, FourMethodsAgreeOnRandomMechanismsAndMatchTheDefinition
 
     // the definition: lambda and lambda + z with C^T z = 0 give the same f = C^T lambda
     const ConstraintScaling s = constraintScaling(model);
-    const MatX C_s = s.row.asDiagonal() * ws.C * s.col.asDiagonal();
+    const MatX C_s = s.row.asDiagonal() * ws.C.dense() * s.col.asDiagonal();
     Eigen::CompleteOrthogonalDecomposition<MatX> cod;
     cod.setThreshold(kRankThreshold);
     cod.compute(C_s);

@@ -285,7 +285,7 @@ TEST(DivideAndConquer, SingleConnectionKernelsEqualTheGeneralOnes) {
       // two rows have equal pivots): the constraint forces C^T lambda on the bodies are unique
       KinematicsWorkspace kin(model);
       evaluateConstraints(model, kin, x);
-      const VecX f_plain = kin.C.transpose() * pws.lambda, f_fast = kin.C.transpose() * fws.lambda;
+      const VecX f_plain = kin.C.dense().transpose() * pws.lambda, f_fast = kin.C.dense().transpose() * fws.lambda;
       EXPECT_LT(maxAbs(f_fast - f_plain), 1e-11 * (1 + maxAbs(f_plain))) << model.name();
     }
   }

@@ -45,7 +45,7 @@ TEST(JointSpaceEquations, EqualTheirDefinitionsThroughJOnEveryBundledModel) {
     VecX bias;
     tree.absoluteAccelerations(x.q_r, x.v_r, VecX::Zero(tree.nv()), bias);
     MatX C_K(static_cast<Eigen::Index>(e.rows.size()), model.nv());
-    for (std::size_t i = 0; i < e.rows.size(); ++i) C_K.row(static_cast<Eigen::Index>(i)) = ws.kin.C.row(e.rows[i]);
+    for (std::size_t i = 0; i < e.rows.size(); ++i) C_K.row(static_cast<Eigen::Index>(i)) = ws.kin.C.dense().row(e.rows[i]);
     const MatX C_r = C_K * J, M_r = J.transpose() * ws.M * J;
     const VecX Q_r = J.transpose() * (ws.F - ws.M * bias);
     EXPECT_LT(maxAbs(MatX(e.C - C_r)), 1e-12 * (1 + maxAbs(C_r))) << name;
@@ -77,7 +77,7 @@ TEST(JointSpaceEquations, TreeMultipliersBalanceEveryBodyOnEveryBundledModel) {
     DynamicsWorkspace ws(model);
     ASSERT_EQ(relative.solve(model, ws, x), "") << name;
     const VecX force = ws.F - ws.M * ws.a;
-    const VecX residual = ws.kin.C.transpose() * ws.lambda - force;
+    const VecX residual = ws.kin.C.dense().transpose() * ws.lambda - force;
     EXPECT_LT(maxAbs(residual), 1e-10 * (1 + maxAbs(force))) << name;
     const std::vector<int> rows = jointSpaceConstraintRows(model);
     for (std::size_t i = 0; i < rows.size(); ++i)

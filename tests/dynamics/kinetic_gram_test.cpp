@@ -34,7 +34,7 @@ Dense computeAt(const Model& model, const State& x, KineticGram& gram) {
   const ConstraintScaling scaling = constraintScaling(model);
   gram.compute(model, kin, scaling, inverse_mass, model.nc());
   Dense dense;
-  dense.Cr = scaling.row.asDiagonal() * kin.C;
+  dense.Cr = scaling.row.asDiagonal() * kin.C.dense();
   MatX M;
   massMatrix(model, kin.motion, M);
   dense.MinvCt = M.ldlt().solve(MatX(dense.Cr.transpose()));

@@ -114,7 +114,7 @@ TEST(ProjectiveCriterion, ChosenSetIsRegularWheneverARegularSetExists) {
     const ProjectiveCriterion c = criterionAt(model, x);
     evaluateConstraints(model, kin, x);
     const ConstraintScaling scaling = constraintScaling(model);
-    const MatX Cs = scaling.row.asDiagonal() * kin.C * scaling.col.asDiagonal();
+    const MatX Cs = scaling.row.asDiagonal() * kin.C.dense() * scaling.col.asDiagonal();
     ASSERT_EQ(static_cast<int>(c.best_set.size()), model.nv() - c.rank) << model.name();
     EXPECT_TRUE(regularSet(Cs, c.rank, c.best_set)) << model.name();
     for (std::size_t j = 0; j < c.set_pivots.size(); ++j) EXPECT_GT(c.set_pivots[j], 1e-7) << model.name() << " pivot " << j;

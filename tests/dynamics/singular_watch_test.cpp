@@ -106,7 +106,7 @@ TEST(SingularWatch, LanczosSigmaRatioIsTheDenseOneAlongALargeLadder) {
   Scalar lowest = 1, highest = 0;
   for (const State& x : states) {
     const Scalar sparse = watch.singularValueRatioAt(model, ws, x);
-    const MatX Cs = ws.scaling.row.asDiagonal() * ws.kin.C * ws.scaling.col.asDiagonal();
+    const MatX Cs = ws.scaling.row.asDiagonal() * ws.kin.C.dense() * ws.scaling.col.asDiagonal();
     const VecX l = Eigen::SelfAdjointEigenSolver<MatX>(MatX(Cs * Cs.transpose()), Eigen::EigenvaluesOnly).eigenvalues();
     const Scalar dense = std::sqrt(std::max<Scalar>(0, l(0)) / l(l.size() - 1));
     EXPECT_NEAR(sparse, dense, 1e-5 * dense + 2e-8) << "t = " << x.t;

@@ -30,8 +30,8 @@ VecX absoluteAccelerations(const Model& model, const State& x) {
   const int n = model.nv(), m = model.nc();
   MatX K = MatX::Zero(n + m, n + m);
   K.topLeftCorner(n, n) = M;
-  K.topRightCorner(n, m) = ws.C.transpose();
-  K.bottomLeftCorner(m, n) = ws.C;
+  K.topRightCorner(n, m) = ws.C.dense().transpose();
+  K.bottomLeftCorner(m, n) = ws.C.dense();
   VecX rhs(n + m);
   rhs << F, ws.Gamma;
   return Eigen::CompleteOrthogonalDecomposition<MatX>(K).solve(rhs).head(n);

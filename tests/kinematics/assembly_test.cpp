@@ -26,7 +26,7 @@ TEST(Assembly, ClosesLoopsFromApproximatePoses) {
   EXPECT_GT(result.iterations, 0);
   evaluateConstraints(model, ws, result.state);
   EXPECT_LT(ws.Phi.norm(), kAssembled * 10);
-  EXPECT_LT((ws.C * result.state.v + ws.b).norm(), 1e-12);
+  EXPECT_LT((ws.C.dense() * result.state.v + ws.b).norm(), 1e-12);
 }
 
 // `hold: true` (issue 19): the held body stays exactly where the file puts it, the others close

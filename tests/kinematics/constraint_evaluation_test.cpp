@@ -37,7 +37,7 @@ VecX phiRateAlong(const Model& model, KinematicsWorkspace& ws, const State& x, S
   displacePositions(model, x.q, tau * x.v, y.q);
   y.t = x.t + tau;
   evaluateConstraints(model, ws, y);
-  return ws.C.topRows(model.m()) * x.v + ws.b.head(model.m());
+  return ws.C.dense().topRows(model.m()) * x.v + ws.b.head(model.m());
 }
 
 /// Psi(q (+) tau v) v: the Pfaffian rows along the same path.
@@ -45,7 +45,7 @@ VecX psiVelocityAlong(const Model& model, KinematicsWorkspace& ws, const State& 
   State y = x;
   displacePositions(model, x.q, tau * x.v, y.q);
   evaluateConstraints(model, ws, y);
-  return ws.C.bottomRows(model.h()) * x.v;
+  return ws.C.dense().bottomRows(model.h()) * x.v;
 }
 
 class ConstraintDerivatives : public ::testing::TestWithParam<int> {};
@@ -61,7 +61,7 @@ TEST_P(ConstraintDerivatives, MatchFiniteDifferencesAtRandomStates) {
     const int m = model.m();
 
     // C v against d/dtau Phi(q (+) tau v, t)
-    const VecX Cv = ws.C.topRows(m) * x.v;
+    const VecX Cv = ws.C.dense().topRows(m) * x.v;
     const VecX fd_Cv = (phiAlong(model, probe, x, kFirstStep, 0) - phiAlong(model, probe, x, -kFirstStep, 0)) /
                        (2 * kFirstStep);
     for (int r = 0; r < m; ++r)
@@ -98,7 +98,7 @@ MatX constraintMatrixAlong(const Model& model, KinematicsWorkspace& ws, const St
   State y = x;
   displacePositions(model, x.q, tau * x.v, y.q);
   evaluateConstraints(model, ws, y);
-  return ws.C;
+  return ws.C.dense();
 }
 
 // C_rate (the rate jets' d(grad)/dt, every row: holonomic, Pfaffian and drivers) against the
@@ -115,7 +115,7 @@ TEST_P(ConstraintDerivatives, RateOfCMatchesFiniteDifferencesAtRandomStates) {
     const State x = test::randomState(model, rng);
     evaluateConstraintsAndRates(model, ws, x);
     evaluateConstraints(model, plain, x);
-    EXPECT_EQ(ws.C, plain.C);
+    EXPECT_EQ(ws.C.dense(), plain.C.dense());
     EXPECT_EQ(ws.b, plain.b);
     EXPECT_EQ(ws.Gamma, plain.Gamma);
     EXPECT_EQ(ws.Phi, plain.Phi);
@@ -126,7 +126,7 @@ TEST_P(ConstraintDerivatives, RateOfCMatchesFiniteDifferencesAtRandomStates) {
     ASSERT_EQ(ws.C_rate.rows(), model.nc());
     for (int r = 0; r < model.nc(); ++r)
       for (int c = 0; c < model.nv(); ++c)
-        EXPECT_NEAR(ws.C_rate(r, c), fd(r, c), kFirstTolerance)
+        EXPECT_NEAR(ws.C_rate.dense()(r, c), fd(r, c), kFirstTolerance)
             << "row " << model.equations()[static_cast<std::size_t>(r)].name << ", column " << c << ", trial " << trial;
   }
 }
@@ -145,13 +145,14 @@ TEST(ConstraintEvaluation, KnifeEdgeRowIsNormalVelocityOfContactPoint) {
   const BodyMotion m = bodyMotion(model, x.q, x.v, w1.first.body);
   const Vec3 n = m.R * w1.first.orientation.col(1);
   const Vec3 vk = m.v + m.w.cross(m.R * w1.first.position);
-  EXPECT_NEAR((ws.C.row(w1.row) * x.v)(0), n.dot(vk), 1e-14);
+  EXPECT_NEAR((ws.C.dense().row(w1.row) * x.v)(0), n.dot(vk), 1e-14);
   EXPECT_EQ(ws.b(w1.row), 0.0);
 }
 
-// A workspace keeps C's zeros between evaluations and overwrites only each row's entries on its
-// bodies: evaluating at x after other states gives exactly what a fresh workspace gives, for every
-// pair type, planar and spatial (no stale entries).
+// A workspace overwrites each row's blocks, and its dense C keeps its zeros between formations
+// and is formed again after each evaluation: evaluating at x after other states (each one's dense
+// C formed) gives exactly what a fresh workspace gives, for every pair type, planar and spatial
+// (no stale entries, no stale dense copy).
 TEST(ConstraintEvaluation, ReusedWorkspaceGivesWhatAFreshOneGives) {
   for (const int dimension : {2, 3}) {
     std::mt19937 rng(17 + dimension);
@@ -162,7 +163,7 @@ TEST(ConstraintEvaluation, ReusedWorkspaceGivesWhatAFreshOneGives) {
       evaluateConstraints(model, reused, x);
       KinematicsWorkspace fresh(model);
       evaluateConstraints(model, fresh, x);
-      EXPECT_EQ(reused.C, fresh.C) << dimension << "D, trial " << trial;
+      EXPECT_EQ(reused.C.dense(), fresh.C.dense()) << dimension << "D, trial " << trial;
       EXPECT_EQ(reused.Phi, fresh.Phi) << dimension << "D, trial " << trial;
       EXPECT_EQ(reused.b, fresh.b) << dimension << "D, trial " << trial;
     }

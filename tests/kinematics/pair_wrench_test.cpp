@@ -32,7 +32,7 @@ TEST(PairWrench, PowerOfTheWrenchEqualsThePowerOfTheConstraintForces) {
         const VecX lambda = VecX::Random(pair.rows);
         VecX v = VecX::Zero(model.nv());
         v.segment(b * nv, nv) = VecX::Random(nv);
-        const Scalar power = -lambda.dot(ws.C.middleRows(pair.row, pair.rows) * v);
+        const Scalar power = -lambda.dot(ws.C.dense().middleRows(pair.row, pair.rows) * v);
         const BodyMotion& m = ws.motion[static_cast<std::size_t>(b)];
         Vec3 v_cm = Vec3::Zero(), w = Vec3::Zero();
         if (dimension == 2) {
@@ -101,7 +101,7 @@ TEST(PairWrench, ReactionsAddUpToTheConstraintForcesOnEveryBody) {
     std::vector<PairReaction> reactions;
     pairReactions(model, ws.motion, lambda, reactions);
     ASSERT_EQ(reactions.size(), model.pairs().size());
-    const VecX force = -ws.C.transpose() * lambda;
+    const VecX force = -ws.C.dense().transpose() * lambda;
     const int nv = model.vPerBody();
     VecX sum = VecX::Zero(model.nv());
     for (std::size_t p = 0; p < reactions.size(); ++p) {

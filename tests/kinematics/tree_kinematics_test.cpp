@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 std::pair<Scalar, Scalar> treeJointResiduals(const Model& model, const State& x) {
   KinematicsWorkspace ws(model);
   evaluateConstraints(model, ws, x);
-  const VecX Cv = ws.C * x.v;
+  const VecX Cv = ws.C.dense() * x.v;
   Scalar position = 0, velocity = 0;
   for (std::size_t j = 0; j < model.joints().size(); ++j) {
     if (model.topology().roles[j] != JointRole::Tree) continue;

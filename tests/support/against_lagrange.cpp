@@ -38,11 +38,11 @@ int expectLagrangeDynamicsOnEveryBundledModel(const std::function<std::unique_pt
     // a self-equilibrated set, docs/uniqueness.md)
     const UniquenessReport u = analyzeReactionUniqueness(model, kws, x);
     evaluateConstraints(model, kws, x);
-    const VecX f_scale = kws.C.transpose() * lws.lambda;
+    const VecX f_scale = kws.C.dense().transpose() * lws.lambda;
     for (const PairUniqueness& p : u.pairs) {
       if (!p.reaction.unique()) continue;
       const Pair& pair = model.pairs()[static_cast<std::size_t>(p.pair)];
-      const auto C_X = kws.C.middleRows(pair.row, pair.rows);
+      const auto C_X = kws.C.dense().middleRows(pair.row, pair.rows);
       const VecX f_lagrange = C_X.transpose() * lws.lambda.segment(pair.row, pair.rows);
       const VecX f_other = C_X.transpose() * ows.lambda.segment(pair.row, pair.rows);
       EXPECT_LT(maxAbs(f_other - f_lagrange), 1e-8 * (1 + maxAbs(f_scale))) << name << ", " << pair.name;

@@ -274,7 +274,7 @@ class DcaFormulation final : public JointCoordinateFormulation {
 
   /// One forward-dynamics call in O(n): at x (q, v, q_r, v_r consistent) the bodies' motions
   /// (ws.kin.motion), applied forces (ws.F, ws.F_nc), accelerations ws.a and ws.a_r and every
-  /// row's multiplier ws.lambda -- without the dense constraint matrix ws.kin.C. gamma_shift as
+  /// row's multiplier ws.lambda -- without evaluating the constraint matrix ws.kin.C. gamma_shift as
   /// DivideAndConquer::solve.
   void forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x, const VecX& gamma_shift) const;
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "loopdyn/common/types.hpp"
+#include "loopdyn/kinematics/constraint_jacobian.hpp"
 #include "loopdyn/kinematics/state.hpp"
 #include "loopdyn/model/model.hpp"
 
@@ -18,10 +19,10 @@ struct KinematicsWorkspace {
   explicit KinematicsWorkspace(const Model& model);
 
   VecX Phi;    ///< m
-  MatX C;      ///< (m + h) x nv
+  ConstraintJacobian C;  ///< (m + h) x nv, by rows (constraint_jacobian.hpp)
   VecX b;      ///< m + h
   VecX Gamma;  ///< m + h
-  MatX C_rate;  ///< dC/dt along the motion, (m + h) x nv: evaluateConstraintsAndRates only
+  ConstraintJacobian C_rate;  ///< dC/dt along the motion, the same pattern: evaluateConstraintsAndRates only
   std::vector<BodyMotion> motion;  ///< per body, at the last evaluated state
 };
 
