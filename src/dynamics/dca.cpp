@@ -194,6 +194,20 @@ void DivideAndConquer::storeInPassOrder(std::vector<NodeLists>& lists) {
     nodes_ = std::move(sorted);
     std::iota(order_.begin(), order_.end(), 0);
   }
+  // the connections renumbered in the order the passes meet them (node after node): the main
+  // pass writes their rows and the back-substitution reads them in that order
+  {
+    std::vector<Connection> sorted;
+    sorted.reserve(connections_.size());
+    for (std::size_t k = 0; k < nodes_.size(); ++k)
+      for (int& ci : lists[k].connections) {
+        sorted.push_back(connections_[static_cast<std::size_t>(ci)]);
+        sorted.back().node = static_cast<int>(k);
+        ci = static_cast<int>(sorted.size()) - 1;
+      }
+    LOOPDYN_ASSERT(sorted.size() == connections_.size());
+    connections_ = std::move(sorted);
+  }
   // their lists in arenas, node after node in that order
   {
     std::size_t handles = 0, connections = 0;
