@@ -5,8 +5,6 @@
 #include <numeric>
 #include <span>
 
-#include <tbb/parallel_invoke.h>
-
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/kinetic_gram.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
@@ -16,7 +14,7 @@
 namespace loopdyn {
 
 DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_connections, PhiStorage phi)
-    : d_(model.vPerBody()), phi_storage_(phi) {
+    : d_(model.vPerBody()), bodies_(model.nb()), phi_storage_(phi) {
   const Topology& topology = model.topology();
   // the connections: every joint and driver with its rows of C
   for (std::size_t j = 0; j < model.joints().size(); ++j) {
@@ -172,7 +170,9 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
     }
   }
 
+  for (const Force& force : model.forces()) force_bodies_.push_back(forceBodies(model, force));
   sizeNumbers();
+  divideAmongThreads();
 }
 
 void DivideAndConquer::storeInPassOrder(std::vector<NodeLists>& lists) {
@@ -324,6 +324,92 @@ void DivideAndConquer::setThreads(int threads) {
   if (threads == threads_) return;
   threads_ = threads;
   arena_ = threads > 1 ? std::make_unique<tbb::task_arena>(threads) : nullptr;
+  divideAmongThreads();
+}
+
+void DivideAndConquer::divideAmongThreads() {
+  const std::size_t count = static_cast<std::size_t>(threads_);
+  shares_.assign(count, Share{});
+  top_.clear();
+  taken_ = std::make_unique<std::atomic<bool>[]>(count);
+  std::vector<int> parent(nodes_.size(), -1);
+  for (std::size_t n = 0; n < nodes_.size(); ++n)
+    for (const int child : nodes_[n].children)
+      if (child >= 0) parent[static_cast<std::size_t>(child)] = static_cast<int>(n);
+  // the pieces never split: subtrees of fewer than kParallelBodies bodies whose parent has more
+  // (or the whole tree, if it is that small); `inside`: the nodes in one
+  const auto bodiesOf = [&](int n) { return nodes_[static_cast<std::size_t>(n)].bodies; };
+  const auto isPiece = [&](int n) {
+    const int up = parent[static_cast<std::size_t>(n)];
+    return bodiesOf(n) < kParallelBodies && (up < 0 || bodiesOf(up) >= kParallelBodies);
+  };
+  std::vector<char> inside(nodes_.size(), 0);
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+    const int up = parent[static_cast<std::size_t>(*it)];
+    inside[static_cast<std::size_t>(*it)] = isPiece(*it) || (up >= 0 && inside[static_cast<std::size_t>(up)]);
+  }
+  // the pieces dealt out in pass order to contiguous shares by their bodies (a piece to the
+  // share its middle body falls in); a node above them is its children's share if they have
+  // one and the same, and a top node (-1) otherwise
+  std::vector<int> share(nodes_.size(), -1);
+  const long total = std::max(1, bodiesOf(order_.back()));
+  long before = 0;
+  for (const int n : order_) {
+    const Node& node = nodes_[static_cast<std::size_t>(n)];
+    if (isPiece(n)) {
+      const long middle = 2 * before + node.bodies;
+      const int s = static_cast<int>(std::min<long>(static_cast<long>(count) - 1, middle * static_cast<long>(count) / (2 * total)));
+      for (int k = node.first_in_order; k <= node.last_in_order; ++k) share[static_cast<std::size_t>(order_[static_cast<std::size_t>(k)])] = s;
+      before += node.bodies;
+    } else if (!inside[static_cast<std::size_t>(n)]) {
+      int s = -2;  // (no child yet)
+      for (const int child : node.children)
+        if (child >= 0) s = s == -2 || s == share[static_cast<std::size_t>(child)] ? share[static_cast<std::size_t>(child)] : -1;
+      share[static_cast<std::size_t>(n)] = std::max(s, -1);
+    }
+  }
+  // each share's subtrees (its nodes whose parent is a top node, or the root), their bodies, and
+  // the force elements acting on them
+  body_share_.assign(static_cast<std::size_t>(bodies_), 0);
+  for (std::size_t s = 0; s < count; ++s) shares_[s].index = static_cast<int>(s);
+  for (const int n : order_) {
+    const int s = share[static_cast<std::size_t>(n)];
+    const int up = parent[static_cast<std::size_t>(n)];
+    if (s < 0) {
+      top_.push_back(n);
+    } else if (up < 0 || share[static_cast<std::size_t>(up)] < 0) {
+      const Node& node = nodes_[static_cast<std::size_t>(n)];
+      Share& to = shares_[static_cast<std::size_t>(s)];
+      to.subtrees.push_back({node.first_in_order, node.last_in_order});
+      for (int k = node.first_in_order; k <= node.last_in_order; ++k) {
+        const Node& leaf = nodes_[static_cast<std::size_t>(order_[static_cast<std::size_t>(k)])];
+        if (leaf.children[0] < 0 && leaf.body != kGround) {
+          to.bodies.push_back(leaf.body);
+          body_share_[static_cast<std::size_t>(leaf.body)] = s;
+        }
+      }
+    }
+  }
+  for (Share& share : shares_) std::sort(share.bodies.begin(), share.bodies.end());
+  for (std::size_t k = 0; k < force_bodies_.size(); ++k) {
+    std::array<int, 2> on{-1, -1};
+    for (int e = 0; e < 2; ++e)
+      if (const BodyIndex b = force_bodies_[k][static_cast<std::size_t>(e)]; b != kGround) on[static_cast<std::size_t>(e)] = body_share_[static_cast<std::size_t>(b)];
+    for (int e = 0; e < 2; ++e)
+      if (on[static_cast<std::size_t>(e)] >= 0 && (e == 0 || on[1] != on[0]))
+        shares_[static_cast<std::size_t>(on[static_cast<std::size_t>(e)])].forces.push_back(static_cast<int>(k));
+  }
+}
+
+void DivideAndConquer::forceElementForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F,
+                                          VecX& F_nc) {
+  if (!arena_) {
+    loopdyn::forceElementForces(model, motion, t, F, F_nc);
+    return;
+  }
+  forEachShare([&](const Share& share) {
+    loopdyn::forceElementForces(model, motion, t, share.forces, body_share_, share.index, F, F_nc);
+  });
 }
 
 template <int D>
@@ -441,34 +527,6 @@ void DivideAndConquer::backSubstitutionAt(int n) {
   else dca_kernels::bodyAccelerations<6>(node, body, m, *pass_.F, *pass_.A);
 }
 
-void DivideAndConquer::mainPassBelow(int n) {
-  const Node& node = nodes_[static_cast<std::size_t>(n)];
-  if (node.bodies < kParallelBodies) {
-    reserveStack();
-    for (int k = node.first_in_order; k <= node.last_in_order; ++k) mainPassAt(order_[static_cast<std::size_t>(k)]);
-    return;
-  }
-  if (node.children[1] < 0)
-    mainPassBelow(node.children[0]);
-  else
-    tbb::parallel_invoke([&] { mainPassBelow(node.children[0]); }, [&] { mainPassBelow(node.children[1]); });
-  mainPassAt(n);
-}
-
-void DivideAndConquer::backSubstitutionBelow(int n) {
-  const Node& node = nodes_[static_cast<std::size_t>(n)];
-  if (node.bodies < kParallelBodies) {
-    for (int k = node.last_in_order; k >= node.first_in_order; --k) backSubstitutionAt(order_[static_cast<std::size_t>(k)]);
-    return;
-  }
-  backSubstitutionAt(n);
-  if (node.children[1] < 0)
-    backSubstitutionBelow(node.children[0]);
-  else
-    tbb::parallel_invoke([&] { backSubstitutionBelow(node.children[0]); },
-                         [&] { backSubstitutionBelow(node.children[1]); });
-}
-
 int DivideAndConquer::solve(const Model& model, const std::vector<BodyMotion>& motion, const VecX& F, Scalar t,
                             const ConstraintScaling& scaling, const VecX& gamma_shift, VecX& A, VecX& lambda) {
   pass_ = Pass{&model, &motion, &F, t, &scaling, &gamma_shift, &A, &lambda, false};
@@ -488,12 +546,20 @@ int DivideAndConquer::run() {
   VecX& lambda = *pass_.lambda;
   A.resize(model.nv());
   lambda.setZero(model.nc());
-  const int root = order_.back();  // the ground node
   if (arena_) {
     // the same node kernels in the same order within each node: results identical to the last bit
     arena_->execute([&] {
-      mainPassBelow(root);
-      backSubstitutionBelow(root);
+      forEachShare([&](const Share& share) {
+        reserveStack();
+        for (const auto& [first, last] : share.subtrees)
+          for (int k = first; k <= last; ++k) mainPassAt(order_[static_cast<std::size_t>(k)]);
+      });
+      for (const int n : top_) mainPassAt(n);
+      for (auto it = top_.rbegin(); it != top_.rend(); ++it) backSubstitutionAt(*it);
+      forEachShare([&](const Share& share) {
+        for (const auto& [first, last] : share.subtrees)
+          for (int k = last; k >= first; --k) backSubstitutionAt(order_[static_cast<std::size_t>(k)]);
+      });
     });
   } else {
     reserveStack();
@@ -532,23 +598,20 @@ void DivideAndConquer::backSubstitute(Node& node) {
 
 void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, const Model& model, DynamicsWorkspace& ws,
                           const State& x, const VecX& gamma_shift) {
-  // the bodies' motions and own loads, body by body (shared out among the threads as the passes
-  // are: a sixth of a chain's call, which would otherwise cap two threads near 1.7x); the force
-  // elements, acting on any two bodies, in order
-  constexpr int kBodyGrain = 64;
+  // the bodies' motions and loads, each on the thread whose share of the tree holds the body (a
+  // sixth of a chain's call, which would otherwise cap two threads near 1.7x)
   ws.F.resize(model.nv());
   ws.F_nc.resize(model.nv());
   ws.a_r.resize(tree.nv());
   dca.execute([&] {
-    dca.parallelFor(model.nb(), kBodyGrain, [&](BodyIndex b) {
+    dca.forEachBody([&](BodyIndex b) {
       ws.kin.motion[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
       bodyForces(model, ws.kin.motion, b, ws.F, ws.F_nc);
     });
-    forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+    dca.forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
     dca.solve(model, ws.kin.motion, ws.F, x.t, ws.scaling, gamma_shift, ws.a, ws.lambda);
     if (!ws.a.allFinite()) return;  // (the simulation names the bodies)
-    dca.parallelFor(model.nb(), kBodyGrain,
-                    [&](BodyIndex b) { tree.jointAccelerations(x, ws.kin.motion, ws.a, ws.a_r, b, b + 1); });
+    dca.forEachBody([&](BodyIndex b) { tree.jointAccelerations(x, ws.kin.motion, ws.a, ws.a_r, b, b + 1); });
   });
 }
 

@@ -121,8 +121,8 @@ HamiltonianDca::HamiltonianDca(const Model& model, const TreeKinematics& tree)
   cut_terms_.resize(cut_.size());
 }
 
-void HamiltonianDca::linkAxes(const Model& model, const State& x, const std::vector<BodyMotion>& motion, bool rates) {
-  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
+void HamiltonianDca::linkAxes(const State& x, const std::vector<BodyMotion>& motion, bool rates) {
+  dca_.forEachBody([&](BodyIndex b) {
     tree_.linkAxes(b, x.q_r, rates ? &x.v_r : nullptr, motion, axes_[static_cast<std::size_t>(b)]);
   });
 }
@@ -148,7 +148,7 @@ Vec6 aboutOrigin(const Vec6& w, const Vec3& c) {
 
 void HamiltonianDca::momenta(const Model& model, const State& x, const VecX& sigma, VecX& p) {
   for (BodyIndex b = 0; b < model.nb(); ++b) motion_[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
-  linkAxes(model, x, motion_, false);
+  linkAxes(x, motion_, false);
   for (BodyIndex b = 0; b < model.nb(); ++b) {
     const BodyMotion& m = motion_[static_cast<std::size_t>(b)];
     const Body& body = model.bodies()[static_cast<std::size_t>(b)];
@@ -182,12 +182,11 @@ void HamiltonianDca::momenta(const Model& model, const State& x, const VecX& sig
 int HamiltonianDca::velocities(const Model& model, State& x, Eigen::Ref<const VecX> p, VecX& sigma) {
   tree_.absolutePositions(x.q_r, x.t, x);
   x.v.setZero(model.nv());
-  dca_.parallelFor(model.nb(), kGrain,
-                   [&](BodyIndex b) { motion_[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b); });
-  linkAxes(model, x, motion_, false);
+  dca_.forEachBody([&](BodyIndex b) { motion_[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b); });
+  linkAxes(x, motion_, false);
   // body impulses with J^T P = p: per joint the wrench S p_k at frame 2's origin (frame-1 axes,
   // turned to world axes here), on the child with the joint's sign and opposite on the parent
-  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
+  dca_.forEachBody([&](BodyIndex b) {
     const Link& link = links_[static_cast<std::size_t>(b)];
     const LinkAxes& a = axes_[static_cast<std::size_t>(b)];
     const Vec6 local = a.S_local * p.segment(link.v_offset, link.model->nv());
@@ -196,7 +195,7 @@ int HamiltonianDca::velocities(const Model& model, State& x, Eigen::Ref<const Ve
   // each body's impulse gathered from its own joint's wrench and its child joints' (body by body
   // among the threads: each writes its own entries)
   P_.resize(model.nv());
-  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex on) {
+  dca_.forEachBody([&](BodyIndex on) {
     Vec6 total = Vec6::Zero();
     const auto add = [&](BodyIndex joint, Scalar sign) {
       const LinkAxes& a = axes_[static_cast<std::size_t>(joint)];
@@ -214,17 +213,17 @@ int HamiltonianDca::velocities(const Model& model, State& x, Eigen::Ref<const Ve
   // (V satisfies the tree joints' velocity equations to rounding, as every other row: u is exact)
   x.v = V_;
   x.v_r.resize(tree_.nv());
-  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
+  dca_.forEachBody([&](BodyIndex b) {
     motion_[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
   });
-  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) { tree_.jointVelocities(x, motion_, x.v_r, b, b + 1); });
+  dca_.forEachBody([&](BodyIndex b) { tree_.jointVelocities(x, motion_, x.v_r, b, b + 1); });
   return dependent;
 }
 
 void HamiltonianDca::momentumRates(const Model& model, const State& x, const std::vector<BodyMotion>& motion,
                                    const VecX& F, const VecX& sigma, Eigen::Ref<VecX> pdot) {
-  linkAxes(model, x, motion, true);
-  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
+  linkAxes(x, motion, true);
+  dca_.forEachBody([&](BodyIndex b) {
     const BodyMotion& m = motion[static_cast<std::size_t>(b)];
     const Body& body = model.bodies()[static_cast<std::size_t>(b)];
     const Mat3 I = worldInertia(model, body, m);
@@ -256,7 +255,7 @@ void HamiltonianDca::momentumRates(const Model& model, const State& x, const std
     }
   }
   // about the world origin: d/dt (c x l) = cdot x l + c x ldot
-  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
+  dca_.forEachBody([&](BodyIndex b) {
     const BodyMotion& m = motion[static_cast<std::size_t>(b)];
     Vec6& Pi = momentum_[static_cast<std::size_t>(b)];
     Vec6& W = load_[static_cast<std::size_t>(b)];
@@ -266,7 +265,7 @@ void HamiltonianDca::momentumRates(const Model& model, const State& x, const std
   });
   subtreeSums(model, momentum_);
   subtreeSums(model, load_);
-  dca_.parallelFor(model.nb(), kGrain, [&](BodyIndex b) {
+  dca_.forEachBody([&](BodyIndex b) {
     const Link& link = links_[static_cast<std::size_t>(b)];
     const LinkAxes& a = axes_[static_cast<std::size_t>(b)];
     pdot.segment(link.v_offset, link.model->nv()) =
@@ -306,13 +305,13 @@ std::string HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws,
   ws.F_nc.resize(model.nv());
   hdca_.assembly().execute([&] {
     hdca_.velocities(model, x, u, sigma_);
-    // the bodies' motions (the velocity level's, formed at x.q and x.v) and own loads body by body
-    // among the threads, the force elements in order (as the DCA's forward dynamics, dca.cpp)
-    hdca_.assembly().parallelFor(model.nb(), 64, [&](BodyIndex b) {
+    // the bodies' motions (the velocity level's, formed at x.q and x.v) and loads, each on the
+    // thread whose share of the tree holds the body (as the DCA's forward dynamics, dca.cpp)
+    hdca_.assembly().forEachBody([&](BodyIndex b) {
       ws.kin.motion[static_cast<std::size_t>(b)] = hdca_.motions()[static_cast<std::size_t>(b)];
       bodyForces(model, ws.kin.motion, b, ws.F, ws.F_nc);
     });
-    forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+    hdca_.assembly().forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
     hdca_.momentumRates(model, x, ws.kin.motion, ws.F, sigma_, du);
   });
   if (how.multipliers || driven_) {

@@ -152,35 +152,65 @@ void bodyForces(const Model& model, const std::vector<BodyMotion>& motion, BodyI
   addWrench(model, motion, b, m.r, body.mass * model.gravity(), gyro, F);
 }
 
-void forceElementForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc) {
+namespace {
+
+/// One force element's wrenches added to F and F_nc on the bodies b with ours(b).
+template <class Ours>
+void addForceElement(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, const Force& force,
+                     const Ours& ours, VecX& F, VecX& F_nc) {
   const Vec3 zero = Vec3::Zero();
-  for (const Force& force : model.forces()) {
-    const ForceEffort e = forceEffort(model, motion, t, force);
-    if (!e.acts) continue;
-    switch (force.spec.type) {
-      case ForceType::SpringDamper:
-        // tension pulls the ends together
-        for (const auto& [k, into] : {std::pair{e.value, &F}, std::pair{e.damping, &F_nc}}) {
-          addWrench(model, motion, force.first.body, e.point1, k * e.direction, zero, *into);
-          addWrench(model, motion, force.second.body, e.point2, -k * e.direction, zero, *into);
-        }
-        break;
-      case ForceType::BodyLoad:
-        for (VecX* into : {&F, &F_nc}) addWrench(model, motion, force.first.body, e.point1, e.force, e.torque, *into);
-        break;
-      case ForceType::JointEffort: {
-        const Joint& joint = model.joints()[static_cast<std::size_t>(force.joint)];
-        const bool translation = joint.type == JointType::Prismatic;
-        // along the joint's coordinate on the second body, the opposite on the first
-        const Vec3 f = translation ? Vec3(e.value * e.direction) : zero, tau = translation ? zero : Vec3(e.value * e.direction);
-        for (VecX* into : {&F, &F_nc}) {
-          addWrench(model, motion, joint.second.body, e.point2, f, tau, *into);
-          addWrench(model, motion, joint.first.body, e.point2, -f, -tau, *into);
-        }
-        break;
+  const ForceEffort e = forceEffort(model, motion, t, force);
+  if (!e.acts) return;
+  const auto add = [&](BodyIndex b, const Vec3& p, const Vec3& f, const Vec3& tau, VecX& into) {
+    if (ours(b)) addWrench(model, motion, b, p, f, tau, into);
+  };
+  switch (force.spec.type) {
+    case ForceType::SpringDamper:
+      // tension pulls the ends together
+      for (const auto& [k, into] : {std::pair{e.value, &F}, std::pair{e.damping, &F_nc}}) {
+        add(force.first.body, e.point1, k * e.direction, zero, *into);
+        add(force.second.body, e.point2, -k * e.direction, zero, *into);
       }
+      break;
+    case ForceType::BodyLoad:
+      for (VecX* into : {&F, &F_nc}) add(force.first.body, e.point1, e.force, e.torque, *into);
+      break;
+    case ForceType::JointEffort: {
+      const Joint& joint = model.joints()[static_cast<std::size_t>(force.joint)];
+      const bool translation = joint.type == JointType::Prismatic;
+      // along the joint's coordinate on the second body, the opposite on the first
+      const Vec3 f = translation ? Vec3(e.value * e.direction) : zero, tau = translation ? zero : Vec3(e.value * e.direction);
+      for (VecX* into : {&F, &F_nc}) {
+        add(joint.second.body, e.point2, f, tau, *into);
+        add(joint.first.body, e.point2, -f, -tau, *into);
+      }
+      break;
     }
   }
+}
+
+}  // namespace
+
+void forceElementForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc) {
+  for (const Force& force : model.forces()) addForceElement(model, motion, t, force, [](BodyIndex) { return true; }, F, F_nc);
+}
+
+void forceElementForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, std::span<const int> elements,
+                        std::span<const int> owner, int me, VecX& F, VecX& F_nc) {
+  const auto ours = [&](BodyIndex b) { return b != kGround && owner[static_cast<std::size_t>(b)] == me; };
+  for (const int k : elements) addForceElement(model, motion, t, model.forces()[static_cast<std::size_t>(k)], ours, F, F_nc);
+}
+
+std::array<BodyIndex, 2> forceBodies(const Model& model, const Force& force) {
+  switch (force.spec.type) {
+    case ForceType::SpringDamper: return {force.first.body, force.second.body};
+    case ForceType::BodyLoad: return {force.first.body, kGround};
+    case ForceType::JointEffort: {
+      const Joint& joint = model.joints()[static_cast<std::size_t>(force.joint)];
+      return {joint.first.body, joint.second.body};
+    }
+  }
+  return {kGround, kGround};
 }
 
 ForceEffort forceEffort(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, const Force& force) {

@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "test_models.hpp"
 
+#include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/relative_lagrange.hpp"
 #include "support/against_lagrange.hpp"
 
@@ -121,16 +123,53 @@ TEST(DivideAndConquer, EveryBundledModelMovesAndLoadsItsJointsAsLagrange) {
   EXPECT_GE(unique_pairs, 30);
 }
 
+/// A ladder of `loops` four-bar loops with force elements of every kind on many bodies: an effort
+/// at every joint, springs between bodies far apart in the assembly (on two threads' shares), a
+/// load on every third body.
+Model ladderWithForceElements(int loops) {
+  test::LadderOptions ladder;
+  ladder.loops = loops;
+  ModelSpec spec = test::fourBarLadderSpec(ladder);
+  for (const JointSpec& joint : spec.joints) {
+    ForceSpec effort;
+    effort.name = "tau_" + joint.name;
+    effort.type = ForceType::JointEffort;
+    effort.joint = joint.name;
+    effort.profile = Profile::constant(0.1 * std::sin(static_cast<Scalar>(spec.forces.size())));
+    spec.forces.push_back(effort);
+  }
+  const std::size_t nb = spec.bodies.size();
+  for (std::size_t i = 0; i < nb / 2; i += 5) {
+    ForceSpec spring;
+    spring.name = "spring" + std::to_string(i);
+    spring.first = {spec.bodies[i].name, "b", {}};
+    spring.second = {spec.bodies[nb - 1 - i].name, "a", {}};
+    spring.stiffness = 3;
+    spring.damping = 0.2;
+    spring.free_length = 1;
+    spec.forces.push_back(spring);
+  }
+  for (std::size_t i = 0; i < nb; i += 3) {
+    ForceSpec load;
+    load.name = "load" + std::to_string(i);
+    load.type = ForceType::BodyLoad;
+    load.first = {spec.bodies[i].name, "a", {}};
+    load.force = Vec3(0.3, -0.2, 0);
+    load.torque = Vec3(0, 0, 0.05);
+    spec.forces.push_back(load);
+  }
+  return compile(spec);
+}
+
 // Parallel passes (issue 18): on 2 threads and on 8 (oversubscribed on a 2-core machine on
 // purpose), the accelerations and multipliers equal the sequential ones to the last bit -- the
-// same node kernels on the same numbers, whichever thread runs them. A ladder of 64 loops (129
-// bodies: subtrees of 32 or more are shared out), redundant ladders (a duplicated crank bearing:
+// same node kernels on the same numbers, whichever thread runs them, and every body's applied
+// force summed in the same order. A ladder of 64 loops (129 bodies: subtrees of 32 or more are
+// shared out) with force elements on many bodies, redundant ladders (a duplicated crank bearing:
 // singular W at inner nodes), and a random 3D tree of 100 bodies.
 TEST(DivideAndConquer, ThreadCountChangesNoBit) {
   std::vector<Model> models;
-  test::LadderOptions ladder;
-  ladder.loops = 64;
-  models.push_back(compile(test::fourBarLadderSpec(ladder)));
+  models.push_back(ladderWithForceElements(64));
   std::mt19937 rng(18);
   test::RandomMechanismOptions redundant;
   redundant.bodies = 70;
@@ -158,6 +197,70 @@ TEST(DivideAndConquer, ThreadCountChangesNoBit) {
       }
     }
   }
+}
+
+// The threads' shares of the assembly tree (DivideAndConquer::setThreads): together with the top
+// nodes they hold every node once, each share's subtrees are whole subtrees, a top node's subtree
+// holds bodies of more than one share, every body is in one share, and each share holds its
+// part of the bodies to within one piece (a subtree of fewer than kParallelBodies bodies); each
+// force element is listed by the shares of its bodies.
+TEST(DivideAndConquer, SharesCoverTheTreeOnceAndBalanceTheBodies) {
+  std::mt19937 rng(41);
+  std::vector<Model> models;
+  models.push_back(ladderWithForceElements(100));
+  models.push_back(test::randomTree(3, 300, false, rng));
+  test::RandomMechanismOptions chain;
+  chain.bodies = 500;
+  chain.serial = true;
+  models.push_back(compile(test::randomMechanismSpec(3, rng, chain)));
+  models.push_back(ladderWithForceElements(3));  // (fewer bodies than a piece)
+  for (const Model& model : models)
+    for (const int threads : {1, 2, 3, 8}) {
+      DivideAndConquer dca(model);
+      dca.setThreads(threads);
+      const std::string what = model.name() + " on " + std::to_string(threads) + " threads";
+      const auto& nodes = dca.nodes();
+      const auto& order = dca.order();
+      ASSERT_EQ(dca.shares().size(), static_cast<std::size_t>(threads)) << what;
+      std::vector<int> runs(nodes.size(), 0), share_of(nodes.size(), -1), body_seen(static_cast<std::size_t>(model.nb()), 0);
+      for (const DivideAndConquer::Share& share : dca.shares()) {
+        for (const auto& [first, last] : share.subtrees) {
+          const DivideAndConquer::Node& root = nodes[static_cast<std::size_t>(order[static_cast<std::size_t>(last)])];
+          EXPECT_EQ(root.first_in_order, first) << what;
+          for (int k = first; k <= last; ++k) {
+            ++runs[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
+            share_of[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] = share.index;
+          }
+        }
+        for (const BodyIndex b : share.bodies) {
+          ++body_seen[static_cast<std::size_t>(b)];
+          EXPECT_EQ(dca.bodyShares()[static_cast<std::size_t>(b)], share.index) << what;
+        }
+        const double even = static_cast<double>(model.nb()) / threads;
+        EXPECT_LT(std::abs(static_cast<double>(share.bodies.size()) - even), DivideAndConquer::kParallelBodies) << what;
+        EXPECT_TRUE(std::is_sorted(share.forces.begin(), share.forces.end())) << what;
+      }
+      for (const int n : dca.topNodes()) ++runs[static_cast<std::size_t>(n)];
+      EXPECT_TRUE(std::all_of(runs.begin(), runs.end(), [](int r) { return r == 1; })) << what;
+      EXPECT_TRUE(std::all_of(body_seen.begin(), body_seen.end(), [](int r) { return r == 1; })) << what;
+      if (threads == 1) {
+        EXPECT_TRUE(dca.topNodes().empty()) << what;
+      }
+      // a top node's subtree straddles shares: its leaves are in two shares at least
+      for (const int n : dca.topNodes()) {
+        const DivideAndConquer::Node& top = nodes[static_cast<std::size_t>(n)];
+        std::vector<int> seen;
+        for (int k = top.first_in_order; k <= top.last_in_order; ++k)
+          if (const int s = share_of[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])]; s >= 0) seen.push_back(s);
+        EXPECT_GE(std::set<int>(seen.begin(), seen.end()).size(), 2u) << what;
+      }
+      for (std::size_t f = 0; f < model.forces().size(); ++f)
+        for (const BodyIndex b : forceBodies(model, model.forces()[f])) {
+          if (b == kGround) continue;
+          const auto& listed = dca.shares()[static_cast<std::size_t>(dca.bodyShares()[static_cast<std::size_t>(b)])].forces;
+          EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), static_cast<int>(f))) << what;
+        }
+    }
 }
 
 // Phi and b on the threads' stacks (DivideAndConquer::PhiStorage::OnStack) or kept in storage:

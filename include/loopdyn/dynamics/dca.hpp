@@ -34,6 +34,7 @@
 /// ladders whose nodes keep a bounded number of handles (docs/performance.md).
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <span>
 #include <vector>
@@ -87,29 +88,74 @@ class DivideAndConquer {
                       const ConstraintScaling& scaling, VecX& V, VecX& sigma);
 
   /// Threads of the main pass and the back-substitution (issue 18): 1 (the default) runs them in
-  /// order, more shares subtrees of kParallelBodies bodies or more out to oneTBB tasks in an arena
-  /// of that many threads, children in parallel before their parent (main pass) and after it
-  /// (back-substitution). Every node runs the same kernel on the same numbers whichever thread
-  /// runs it, so the results are identical to the last bit for any thread count.
+  /// order; more runs them in an oneTBB arena of that many threads, each thread on a share of the
+  /// assembly tree fixed when the threads are set (load-balanced subtrees, paper 002 sect. 2.5):
+  /// the subtrees of fewer than kParallelBodies bodies are dealt out in pass order, by their
+  /// bodies, to contiguous shares, one a thread; a node whose subtree lies in one share is that
+  /// share's, and the few whose subtrees straddle two (the top of the tree) run after them in order
+  /// (main pass) or before them (back-substitution). Every node runs the same kernel on the same
+  /// numbers whichever thread runs it, so the results are identical to the last bit for any
+  /// thread count. A share keeps its thread from pass to pass and call to call (forEachBody), so
+  /// that what a thread wrote is read by the same thread, from its own core's caches.
   void setThreads(int threads);
   int threads() const { return threads_; }
   /// Whether nodes of one connection take the fixed-size kernel (the default) or, as every other
   /// node, the general one (for the test that they agree, and for the benchmark's comparison).
   void setSingleConnectionKernels(bool on) { single_kernels_ = on; }
-  /// Subtrees with fewer bodies run on one thread: a task costs about a microsecond, a node a few.
+  /// Subtrees with fewer bodies are never split between threads: a share of a tree is a few
+  /// microseconds of bookkeeping, a node a few hundred nanoseconds.
   static constexpr int kParallelBodies = 32;
 
+  /// A thread's share of the assembly tree (setThreads): its subtrees, each a run of order()
+  /// (first, last), their bodies in pass order, and the force elements acting on them (indices
+  /// into Model::forces(), ascending).
+  struct Share {
+    int index = 0;
+    std::vector<std::array<int, 2>> subtrees;
+    std::vector<BodyIndex> bodies;
+    std::vector<int> forces;
+  };
+  const std::vector<Share>& shares() const { return shares_; }
+  /// The nodes whose subtrees straddle shares, in pass order.
+  const std::vector<int>& topNodes() const { return top_; }
+  /// Each body's share.
+  const std::vector<int>& bodyShares() const { return body_share_; }
+
+  /// f(share) for every share, each on its own thread (in order on one thread).
+  template <class F>
+  void forEachShare(const F& f);
+
+  /// forceElementForces (mass_and_forces.hpp) on the shares' threads, each adding the elements'
+  /// wrenches on its own bodies: the same numbers to the last bit (a tenth of a long chain's call
+  /// with an effort at every joint, which would otherwise cap two threads near 1.85x).
+  void forceElementForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc);
+
   /// f() inside this object's task arena (directly with one thread), so that the passes and
-  /// parallelFor calls it makes share one entry into the arena (each entry wakes the workers).
+  /// loops it makes share one entry into the arena (each entry wakes the workers).
   template <class F>
   void execute(const F& f) {
     if (arena_) arena_->execute(f);
     else f();
   }
 
+  /// body(b) for every body b, each on the thread whose share of the assembly tree holds its leaf
+  /// (in order on one thread): for the per-body loops beside the passes (the bodies' motions and
+  /// loads, the joint accelerations, the HDCA's momentum pass), which then write and read a body's
+  /// numbers on the thread that the passes read and write them on.
+  template <class Body>
+  void forEachBody(const Body& body) {
+    if (!arena_) {
+      for (BodyIndex b = 0; b < bodies_; ++b) body(b);
+      return;
+    }
+    forEachShare([&](const Share& share) {
+      for (const BodyIndex b : share.bodies) body(b);
+    });
+  }
+
   /// body(k) for k = 0 .. count - 1, independent items, shared out among this object's threads in
   /// chunks of at least `grain` (in order on one thread, or when there are fewer than 2 chunks).
-  /// For the per-body and per-joint loops beside the assembly (the HDCA's momentum pass).
+  /// For loops over other items than bodies (the HDCA's cut joints).
   template <class Body>
   void parallelFor(int count, int grain, const Body& body) {
     if (!arena_ || count < 2 * grain) {
@@ -228,13 +274,13 @@ class DivideAndConquer {
   /// A node's main-pass kernel (the assembly, or a body's Phi and b), its views in place.
   void nodeKernel(Node& node);
   void backSubstitutionAt(int n);
-  /// The passes over n's subtree, shared out among the arena's threads.
-  void mainPassBelow(int n);
-  void backSubstitutionBelow(int n);
+  /// Deals the tree out to threads_ shares, and lists the top nodes (setThreads).
+  void divideAmongThreads();
   void assemble(Node& node);
   void backSubstitute(Node& node);
 
   int d_ = 3;
+  BodyIndex bodies_ = 0;
   std::vector<Connection> connections_;
   std::vector<Node> nodes_;  ///< the assembly tree's, then the ground connection (last)
   std::vector<Scalar> storage_;  ///< the nodes' numbers (Node::Phi, b, Y, ...), in pass order
@@ -251,7 +297,38 @@ class DivideAndConquer {
   int threads_ = 1;
   bool single_kernels_ = true;
   std::unique_ptr<tbb::task_arena> arena_;  ///< with threads_ > 1
+  std::vector<Share> shares_;               ///< one a thread
+  std::vector<int> top_;                    ///< the nodes whose subtrees straddle shares, in order
+  std::vector<int> body_share_;             ///< per body
+  /// per force element, the bodies it acts on (forceBodies)
+  std::vector<std::array<BodyIndex, 2>> force_bodies_;
+  /// which shares a thread has taken in the current forEachShare
+  std::unique_ptr<std::atomic<bool>[]> taken_;
 };
+
+template <class F>
+void DivideAndConquer::forEachShare(const F& f) {
+  const int count = static_cast<int>(shares_.size());
+  if (!arena_ || count < 2) {
+    for (const Share& share : shares_) f(share);
+    return;
+  }
+  arena_->execute([&] {
+    for (int s = 0; s < count; ++s) taken_[s].store(false, std::memory_order_relaxed);
+    // one task a share: a task takes its thread's own share (the arena's slot), or, where that
+    // one is taken (a thread that joined late), the first one left
+    tbb::parallel_for(
+        0, count,
+        [&](int) {
+          int s = tbb::this_task_arena::current_thread_index();
+          if (s < 0 || s >= count || taken_[s].exchange(true))
+            for (s = 0; taken_[s].exchange(true); ++s) {
+            }
+          f(shares_[static_cast<std::size_t>(s)]);
+        },
+        tbb::static_partitioner());
+  });
+}
 
 /// One forward-dynamics call by `dca` at x (q, v, q_r, v_r consistent): the bodies' motions
 /// (ws.kin.motion), applied forces (ws.F, ws.F_nc), accelerations ws.a and ws.a_r and every row's

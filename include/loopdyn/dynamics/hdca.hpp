@@ -69,7 +69,7 @@ class HamiltonianDca {
  private:
   using LinkAxes = TreeKinematics::LinkAxes;
   /// Every link's axes at the bodies' motion (positions; with `rates`, velocities and x.v_r too).
-  void linkAxes(const Model& model, const State& x, const std::vector<BodyMotion>& motion, bool rates);
+  void linkAxes(const State& x, const std::vector<BodyMotion>& motion, bool rates);
   /// sum over the subtree of each body's spatial vector (world origin), children before parents.
   void subtreeSums(const Model& model, std::vector<Vec6>& own) const;
   struct Link {
@@ -78,9 +78,9 @@ class HamiltonianDca {
     int q_offset = 0, v_offset = 0;
   };
 
-  /// Items per task of the per-body and per-joint loops, and of the cut connections (each a few
-  /// microseconds: their constraint rates).
-  static constexpr int kGrain = 64, kCutGrain = 8;
+  /// Cut connections per task (each a few microseconds: their constraint rates). The per-body
+  /// and per-joint loops run on the assembly's shares (DivideAndConquer::forEachBody).
+  static constexpr int kCutGrain = 8;
   /// One cut connection's sigma^T C and sigma^T Cdot on its two bodies.
   struct CutTerms {
     Eigen::Matrix<Scalar, 12, 1> impulse, rate;

@@ -6,6 +6,9 @@
 /// point P of body b contributes (F, (P - r_b) x F). The gyroscopic term -w x (I_W w) is part of
 /// the right-hand side (paper 001, eq. (10): F contains "the velocity dependent inertia terms").
 
+#include <array>
+#include <span>
+
 #include "loopdyn/common/types.hpp"
 #include "loopdyn/kinematics/state.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
@@ -69,6 +72,14 @@ void appliedForces(const Model& model, const std::vector<BodyMotion>& motion, Sc
 /// efforts), which may act on any two bodies. appliedForces is the one after the other.
 void bodyForces(const Model& model, const std::vector<BodyMotion>& motion, BodyIndex b, VecX& F, VecX& F_nc);
 void forceElementForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F, VecX& F_nc);
+/// forceElementForces for the elements listed (indices into Model::forces(), ascending), added on
+/// the bodies b with owner[b] == me only: the threads of a pass, each with the elements acting on
+/// its own bodies, then form every body's sum in the model's order, as the whole loop does (the
+/// same numbers to the last bit). An element acting on two threads' bodies is evaluated by both.
+void forceElementForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, std::span<const int> elements,
+                        std::span<const int> owner, int me, VecX& F, VecX& F_nc);
+/// The bodies a force element acts on (kGround for none: a body load's second).
+std::array<BodyIndex, 2> forceBodies(const Model& model, const Force& force);
 
 /// Kinetic energy 1/2 v^T M v.
 Scalar kineticEnergy(const Model& model, const std::vector<BodyMotion>& motion);
