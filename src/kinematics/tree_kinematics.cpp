@@ -6,7 +6,7 @@
 namespace loopdyn {
 
 TreeKinematics::TreeKinematics(const Model& model)
-    : model_(model), at_rest_(VecX::Zero(model.topology().nv)), nq_(model.topology().nq), nv_(model.topology().nv) {
+    : model_(model), nq_(model.topology().nq), nv_(model.topology().nv) {
   const Topology& t = model.topology();
   links_.resize(static_cast<std::size_t>(model.nb()));
   for (BodyIndex b = 0; b < model.nb(); ++b) {
@@ -76,10 +76,11 @@ void store(const Model& model, BodyIndex b, const BodyMotion& m, State& x, bool 
 
 }  // namespace
 
-void TreeKinematics::pass(const VecX& q_r, const VecX& v_r, const VecX* a_r, std::vector<BodyMotion>& motion,
+void TreeKinematics::pass(const VecX& q_r, const VecX* v_r, const VecX* a_r, std::vector<BodyMotion>& motion,
                           std::vector<Vec6>* acceleration) const {
-  LOOPDYN_CHECK(q_r.size() == nq_ && v_r.size() == nv_, "relative state: expected ", nq_, " + ", nv_, " entries, got ",
-                q_r.size(), " + ", v_r.size());
+  LOOPDYN_CHECK(q_r.size() == nq_ && (!v_r || v_r->size() == nv_), "relative state: expected ", nq_, " + ", nv_,
+                " entries, got ", q_r.size(), " + ", v_r ? v_r->size() : nv_);
+  LOOPDYN_ASSERT(v_r || !a_r);
   LOOPDYN_CHECK(a_r == nullptr || a_r->size() == nv_, "joint accelerations: expected ", nv_, " entries");
   motion.resize(links_.size());
   if (acceleration) acceleration->assign(links_.size(), Vec6::Zero());
@@ -89,29 +90,26 @@ void TreeKinematics::pass(const VecX& q_r, const VecX& v_r, const VecX* a_r, std
     const Link& link = links_[static_cast<std::size_t>(b)];
     const BodyMotion& parent = link.parent == kGround ? ground : motion[static_cast<std::size_t>(link.parent)];
     const Scalar* q = q_r.data() + link.q_offset;
-    const auto v = v_r.segment(link.v_offset, link.model.nv());
     const RelativePose X = link.model.pose(q);
-    const MotionSubspace S = link.model.motionSubspace(q);
-    const Vec6 twist = S * v;
     const MarkerFrame& on_parent = link.reversed ? link.second : link.first;
     const MarkerFrame& on_child = link.reversed ? link.first : link.second;
-    const WorldFrame P = worldFrame(parent, on_parent);
     BodyMotion& child = motion[static_cast<std::size_t>(b)];
-    Vec3 o, o_dot;  // the child's marker frame: origin and its velocity
+    // positions: the parent's marker frame P, the child's marker frame (origin o)
+    const Vec3 arm_parent = parent.R * on_parent.position;
+    const Vec3 P_o = parent.r + arm_parent;
+    const Mat3 P_R = parent.R * on_parent.orientation;
+    Vec3 o, arm;  // arm: the joint's offset in world axes (to frame 2, or back to frame 1)
     Mat3 R_child_marker;
     if (!link.reversed) {
       // the parent carries frame 1: frame 2 = frame 1 * X_12
-      R_child_marker = P.R * X.R;
-      o = P.o + P.R * X.p;
-      child.w = parent.w + P.R * twist.tail<3>();
-      o_dot = P.o_dot + parent.w.cross(P.R * X.p) + P.R * twist.head<3>();
+      R_child_marker = P_R * X.R;
+      arm = P_R * X.p;
+      o = P_o + arm;
     } else {
-      // the parent carries frame 2: frame 1 = frame 2 * X_12^-1; omega_1 = omega_2 - R_1 omega_rel
-      R_child_marker = P.R * X.R.transpose();
-      const Vec3 arm = R_child_marker * X.p;
-      o = P.o - arm;
-      child.w = parent.w - R_child_marker * twist.tail<3>();
-      o_dot = P.o_dot - child.w.cross(arm) - R_child_marker * twist.head<3>();
+      // the parent carries frame 2: frame 1 = frame 2 * X_12^-1
+      R_child_marker = P_R * X.R.transpose();
+      arm = R_child_marker * X.p;
+      o = P_o - arm;
     }
     if (model_.dimension() == 2) {
       // angles add, with the markers' unwrapped angles: the whole turns written in the file stay
@@ -123,6 +121,26 @@ void TreeKinematics::pass(const VecX& q_r, const VecX& v_r, const VecX* a_r, std
       child.R = R_child_marker * on_child.orientation.transpose();
     }
     child.r = o - child.R * on_child.position;
+    if (!v_r) {  // (positions only: at rest)
+      child.w.setZero();
+      child.v.setZero();
+      continue;
+    }
+
+    // velocities: the relative twist S v, and the origins' velocities
+    const auto v = v_r->segment(link.v_offset, link.model.nv());
+    const MotionSubspace S = link.model.motionSubspace(q);
+    const Vec6 twist = S * v;
+    const WorldFrame P{P_o, P_R, parent.v + parent.w.cross(arm_parent)};
+    Vec3 o_dot;
+    if (!link.reversed) {
+      child.w = parent.w + P.R * twist.tail<3>();
+      o_dot = P.o_dot + parent.w.cross(arm) + P.R * twist.head<3>();
+    } else {
+      // omega_1 = omega_2 - R_1 omega_rel
+      child.w = parent.w - R_child_marker * twist.tail<3>();
+      o_dot = P.o_dot - child.w.cross(arm) - R_child_marker * twist.head<3>();
+    }
     child.v = o_dot + child.w.cross(child.r - o);
     if (!acceleration) continue;
 
@@ -165,7 +183,7 @@ std::vector<BodyMotion>& passScratch() {
 
 void TreeKinematics::absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, State& x) const {
   std::vector<BodyMotion>& motion = passScratch();
-  pass(q_r, v_r, nullptr, motion, nullptr);
+  pass(q_r, &v_r, nullptr, motion, nullptr);
   x.t = t;
   const bool continued = x.q.size() == model_.nq();
   x.q.resize(model_.nq());
@@ -175,7 +193,7 @@ void TreeKinematics::absoluteState(const VecX& q_r, const VecX& v_r, Scalar t, S
 
 void TreeKinematics::absolutePositions(const VecX& q_r, Scalar t, State& x) const {
   std::vector<BodyMotion>& motion = passScratch();
-  pass(q_r, at_rest_, nullptr, motion, nullptr);
+  pass(q_r, nullptr, nullptr, motion, nullptr);
   x.t = t;
   const bool continued = x.q.size() == model_.nq();
   x.q.resize(model_.nq());
@@ -191,7 +209,7 @@ std::vector<TreeKinematics::LinkCoordinates> TreeKinematics::links() const {
 void TreeKinematics::absoluteAccelerations(const VecX& q_r, const VecX& v_r, const VecX& a_r, VecX& A) const {
   std::vector<BodyMotion> motion;
   std::vector<Vec6> acceleration;
-  pass(q_r, v_r, &a_r, motion, &acceleration);
+  pass(q_r, &v_r, &a_r, motion, &acceleration);
   A.resize(model_.nv());
   for (BodyIndex b = 0; b < model_.nb(); ++b) {
     const Vec6& Ab = acceleration[static_cast<std::size_t>(b)];

@@ -132,13 +132,13 @@ class TreeKinematics {
     int q_offset = 0, v_offset = 0;
   };
 
-  /// Ground outwards: body motions (and accelerations [a; alpha] when `a_r` is given).
-  void pass(const VecX& q_r, const VecX& v_r, const VecX* a_r, std::vector<BodyMotion>& motion,
+  /// Ground outwards: body motions (and accelerations [a; alpha] when `a_r` is given; without
+  /// v_r the positions alone, the bodies at rest).
+  void pass(const VecX& q_r, const VecX* v_r, const VecX* a_r, std::vector<BodyMotion>& motion,
             std::vector<Vec6>* acceleration) const;
 
   const Model& model_;
   std::vector<Link> links_;  ///< per body
-  VecX at_rest_;             ///< zero joint velocities (absolutePositions)
   int nq_ = 0, nv_ = 0;
 };
 
