@@ -89,8 +89,10 @@ class DivideAndConquer {
 
   /// Threads of the main pass and the back-substitution (issue 18): 1 (the default) runs them in
   /// order; more runs them in an oneTBB arena of that many threads, each thread on a share of the
-  /// assembly tree fixed when the threads are set (load-balanced subtrees, paper 002 sect. 2.5):
-  /// the subtrees of fewer than kParallelBodies bodies are dealt out in pass order, by their
+  /// assembly tree fixed when the threads are set -- the second of paper 002's two strategies
+  /// (sect. 3.4: the tree "divided into well-balanced subtrees to equally spread the
+  /// computational load over each thread"): the subtrees of fewer than kParallelBodies bodies
+  /// are dealt out in pass order, by their
   /// bodies, to contiguous shares, one a thread; a node whose subtree lies in one share is that
   /// share's, and the few whose subtrees straddle two (the top of the tree) run after them in order
   /// (main pass) or before them (back-substitution). Every node runs the same kernel on the same
