@@ -9,6 +9,7 @@
 #include "number_checks.hpp"
 #include "criterion_sweep.hpp"
 #include "loopdyn/io/csv_file.hpp"
+#include "simulate_outputs.hpp"
 #include "exit_codes.hpp"
 #include "model_loading.hpp"
 
@@ -60,10 +61,16 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
       return;
     }
   }
+  if (!options.sweep_csv.empty() && io::sameFile(options.sweep_csv, options.model_path)) {
+    std::cerr << "loopdyn: error: --csv '" << options.sweep_csv << "' is the model file: an output never replaces its model\n";
+    exit_code = kExitUsage;
+    return;
+  }
   auto loaded = loadAndAssemble(options.model_path, exit_code);
   if (!loaded) return;
   const Model& model = loaded->model;
   std::vector<SweepRow> sweep_rows;
+  std::optional<io::CsvFile> sweep_csv;  // committed after the report reached standard output
   if (!options.sweep.empty()) {
     try {
       sweep_rows = sweepCriterion(options.model_path, model, loaded->assembly.state, sweep);
@@ -78,7 +85,8 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
     }
     if (!options.sweep_csv.empty()) {
       try {
-        writeSweepCsv(options.sweep_csv, model, sweep, sweep_rows);
+        sweep_csv.emplace(options.sweep_csv, sweepCsvHeader(model, sweep));
+        writeSweepRows(*sweep_csv, model, sweep_rows);
       } catch (const io::OutputError& e) {
         std::cerr << "loopdyn: error: " << e.what() << '\n';
         exit_code = kExitOutputError;
@@ -118,15 +126,24 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   settings.topology = options.topology;
   settings.relative = options.coordinates == "relative";
   const AnalysisResults results = computeAnalysis(model, loaded->assembly, options.model_path, settings);
-  std::cout << (options.json ? analysisJson(results) : analysisText(results));
-  if (!sweep_rows.empty() && !options.json) std::cout << sweepText(model, sweep, sweep_rows);
-  exit_code = kExitOk;
+  std::string report = options.json ? analysisJson(results) : analysisText(results);
+  if (!sweep_rows.empty() && !options.json) report += sweepText(model, sweep, sweep_rows);
   // the two routes to the same answer disagree: one of them is wrong, so the run is not a success
-  if (results.relative && (!results.routes_disagree.empty() || !results.relative->stepsAgreeWithNullSpace())) {
+  const bool contradicted =
+      results.relative && (!results.routes_disagree.empty() || !results.relative->stepsAgreeWithNullSpace());
+  if (contradicted)
     std::cerr << "loopdyn: error: " << options.model_path
               << ": the relative-coordinate (DCA) uniqueness analysis contradicts itself or the absolute one "
                  "(see the warnings)\n";
-    exit_code = kExitNumericalFailure;
+  exit_code = kExitOutputError;
+  if (!writeStandardOutput(report)) return;
+  exit_code = contradicted ? kExitNumericalFailure : kExitOk;
+  if (!sweep_csv || contradicted) return;
+  try {
+    sweep_csv->commit();
+  } catch (const io::OutputError& e) {
+    std::cerr << "loopdyn: error: " << e.what() << '\n';
+    exit_code = kExitOutputError;
   }
 }
 

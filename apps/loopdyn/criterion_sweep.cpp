@@ -120,18 +120,20 @@ std::string sweepText(const Model& model, const SweepRequest& request, const std
   return os.str();
 }
 
-void writeSweepCsv(const std::string& path, const Model& model, const SweepRequest& request,
-                   const std::vector<SweepRow>& rows) {
+std::vector<std::string> sweepCsvHeader(const Model& model, const SweepRequest& request) {
   const std::vector<std::string> names = velocityCoordinateNames(model);
   std::vector<std::string> header{request.joint + "." + request.coordinate, "assembled", "rank"};
   for (const char* suffix : {".cos2_alpha", ".cos2_beta", ".chosen"})
     for (const std::string& n : names) header.push_back(n + suffix);
   header.push_back("set_sigma_min");
-  io::CsvFile csv(path, header);
-  const auto n = names.size();
+  return header;
+}
+
+void writeSweepRows(io::CsvFile& csv, const Model& model, const std::vector<SweepRow>& rows) {
+  const auto n = static_cast<std::size_t>(model.nv());
   std::vector<double> values;
   for (const SweepRow& row : rows) {
-    values.assign(header.size(), 0.0);
+    values.assign(3 * n + 4, 0.0);
     values[0] = row.value;
     values[1] = row.assembled ? 1 : 0;
     if (row.assembled) {
@@ -146,7 +148,6 @@ void writeSweepCsv(const std::string& path, const Model& model, const SweepReque
     }
     csv.writeRow(values);
   }
-  csv.commit();
 }
 
 }  // namespace loopdyn::cli

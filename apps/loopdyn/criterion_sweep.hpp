@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "loopdyn/dynamics/projective_criterion.hpp"
+#include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/model/model.hpp"
 
 namespace loopdyn::cli {
@@ -39,8 +40,10 @@ std::vector<SweepRow> sweepCriterion(const std::string& model_path, const Model&
                                      const SweepRequest& request);
 
 std::string sweepText(const Model& model, const SweepRequest& request, const std::vector<SweepRow>& rows);
-/// Writes the sweep as CSV (temporary file renamed at the end); throws io::OutputError.
-void writeSweepCsv(const std::string& path, const Model& model, const SweepRequest& request,
-                   const std::vector<SweepRow>& rows);
+/// The sweep's CSV columns: the swept coordinate, assembled, rank, then cos^2 alpha, cos^2 beta and
+/// "chosen" of every velocity coordinate, and the chosen set's smallest singular value.
+std::vector<std::string> sweepCsvHeader(const Model& model, const SweepRequest& request);
+/// The rows, one a point of the sweep (zeros where it did not assemble). Throws io::OutputError.
+void writeSweepRows(io::CsvFile& csv, const Model& model, const std::vector<SweepRow>& rows);
 
 }  // namespace loopdyn::cli

@@ -44,6 +44,21 @@ std::string inert(const std::string& text) {
   return out;
 }
 
+/// JSON placed inside <script>: every "<" as the JSON escape \u003c (the same string once parsed).
+/// Within a script element "<!--" followed by "<script" changes how the HTML parser looks for the
+/// element's end (a model named "<!--<script>" hid the whole page); without a "<" nothing can.
+std::string inertJson(const std::string& json) {
+  std::string out;
+  out.reserve(json.size());
+  for (const char c : json) {
+    if (c == '<')
+      out += "\\u003c";
+    else
+      out += c;
+  }
+  return out;
+}
+
 /// Text shown in the page: &, <, > and " as entities (names, paths and messages come from the user).
 std::string escaped(const std::string& text) {
   std::string out;
@@ -190,7 +205,7 @@ std::string htmlReport(const ReportInput& in, const WebLibraries& libs) {
 </div>
 <pre id="loopdyn-selftest">pending</pre>
 )";
-  html += "<script type=\"application/json\" id=\"loopdyn-data\">" + inert(data) + "</script>\n";
+  html += "<script type=\"application/json\" id=\"loopdyn-data\">" + inertJson(data) + "</script>\n";
   // three.js's CommonJS build, given a module object: window.THREE
   html += "<script>(function () { var module = { exports: {} }; var exports = module.exports;\n" + inert(libs.three) +
           "\nwindow.THREE = module.exports; })();</script>\n";

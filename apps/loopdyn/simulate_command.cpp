@@ -25,6 +25,7 @@
 #include "model_loading.hpp"
 #include "progress_line.hpp"
 #include "report_format.hpp"
+#include "simulate_outputs.hpp"
 #include "simulate_report.hpp"
 
 namespace loopdyn::cli {
@@ -65,17 +66,10 @@ Stabilization stabilizationFromName(const std::string& name) {
   return Stabilization::Projection;
 }
 
-void runSimulate(const SimulateOptions& options, int& exit_code) {
-  auto loaded = loadAndAssemble(options.model_path, exit_code);
-  if (!loaded) return;
-  const Model& model = loaded->model;
-  const State& x0 = loaded->assembly.state;
-
-  SimulationRun run;
-  run.model_path = options.model_path;
-  run.out_path = options.out_path;
-  run.model = &model;
-  run.assembly_changes = assemblyChangeLines(model, x0);
+/// The formulation the options choose, with what the summary says of it; nullptr (a usage error
+/// printed) when it cannot be built.
+std::unique_ptr<Formulation> chosenFormulation(const SimulateOptions& options, const Model& model, const State& x0,
+                                               SimulationRun& run) {
   FormulationChoice choice;
   choice.method = options.method;
   choice.coordinates = options.coordinates;
@@ -86,14 +80,11 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   BuiltFormulation built = buildFormulation(model, x0, choice);
   if (!built.formulation) {
     std::cerr << "loopdyn: error: " << built.problem << '\n';
-    exit_code = kExitUsage;
-    return;
+    return nullptr;
   }
-  std::unique_ptr<Formulation> formulation = std::move(built.formulation);
   run.eliminated = built.eliminated;
-  run.formulation = std::string(formulation->name());
-  const bool relative = formulation->coordinates(model)->relative();
-  run.coordinates = relative ? "relative" : "absolute";
+  run.formulation = std::string(built.formulation->name());
+  run.coordinates = built.formulation->coordinates(model)->relative() ? "relative" : "absolute";
   run.continuation = options.continuation;
   run.switching = options.switching;
   run.integrator = options.integrator;
@@ -111,109 +102,67 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   so.projection_tolerance = options.projection_tolerance;
   so.baumgarte_beta = options.baumgarte_beta;
   so.generic_rank = built.generic_rank;
+  return std::move(built.formulation);
+}
 
-  // The * marks: the uniqueness analysis at the initial state and near it on the motion (QR
-  // decides; paper 001, eq. (27)): what is unique only at the initial configuration is marked.
-  // Only where something reads them, the reaction columns or the report: on the A02 ladder of 64
-  // loops it was 41 % of a short run's instructions (dense QRs of the 386-row C).
-  const bool reactions_written = options.reactions != "none" || !options.report_path.empty();
-  UniquenessReport flags;
-  if (reactions_written) {
-    KinematicsWorkspace kin(model);
-    UniquenessOptions uniqueness_options;
-    uniqueness_options.methods = {UniquenessMethod::QR};
-    flags = analyzeReactionUniquenessNear(model, kin, x0, uniqueness_options);
-  } else {
-    flags.pairs.resize(model.pairs().size());  // (no reaction column reads them)
-  }
+/// The columns --columns, --reactions and --point ask for; nothing (a usage error printed) when a
+/// point cannot be resolved or the report would lack the bodies.
+std::optional<ColumnOptions> chosenColumns(const SimulateOptions& options, const Model& model,
+                                           const Formulation& formulation, bool relative) {
   ColumnOptions column_options;
   column_options.world_reactions = options.reactions == "all" || options.reactions == "world";
   column_options.joint_reactions = options.reactions == "all" || options.reactions == "joint";
-  column_options.generalized_velocities = formulation->generalizedVelocityCount(model);
-  column_options.joint_coordinates = relative;
+  column_options.generalized_velocities = formulation.generalizedVelocityCount(model);
   column_options.mark_non_unique = options.mark_non_unique;
   for (const std::string& text : options.points) {
     TrackedPoint point;
     if (const std::string problem = resolvePoint(model, text, point); !problem.empty()) {
       std::cerr << "loopdyn: error: --point '" << text << "': " << problem << '\n';
-      exit_code = kExitUsage;
-      return;
+      return std::nullopt;
     }
     column_options.points.push_back(point);
   }
-  {
-    // --columns: the groups asked for ("default" and "all" stand for their lists)
-    std::vector<std::string> groups;
-    for (const std::string& g : options.columns) {
-      const std::vector<std::string>& expanded =
-          g == "default" ? kDefaultColumnGroups : g == "all" ? kColumnGroups : std::vector<std::string>{g};
-      groups.insert(groups.end(), expanded.begin(), expanded.end());
-    }
-    const auto wanted = [&](const char* g) { return std::find(groups.begin(), groups.end(), g) != groups.end(); };
-    column_options.bodies = wanted("bodies");
-    column_options.energy = wanted("energy");
-    column_options.violation = wanted("violation");
-    column_options.efforts = wanted("efforts");
-    column_options.all_joints = wanted("joints");
-    if (!wanted("coordinates")) column_options.generalized_velocities = 0;
-    // (every joint's coordinates include the tree joints' that a relative run integrates)
-    column_options.joint_coordinates = relative && wanted("coordinates") && !wanted("joints");
-    if (!wanted("reactions")) column_options.world_reactions = column_options.joint_reactions = false;
-    if (!wanted("points")) column_options.points.clear();
-    if (!options.report_path.empty() && !column_options.bodies) {
-      std::cerr << "loopdyn: error: --report draws the bodies: keep the bodies columns in --columns\n";
-      exit_code = kExitUsage;
-      return;
-    }
+  // --columns: the groups asked for ("default" and "all" stand for their lists)
+  std::vector<std::string> groups;
+  for (const std::string& g : options.columns) {
+    const std::vector<std::string>& expanded =
+        g == "default" ? kDefaultColumnGroups : g == "all" ? kColumnGroups : std::vector<std::string>{g};
+    groups.insert(groups.end(), expanded.begin(), expanded.end());
   }
-  const SampleColumns columns(model, flags, column_options);
-  run.columns = static_cast<int>(columns.names().size());
-  run.non_unique_columns = columns.nonUniqueColumns();
-  run.non_unique = columns.nonUniqueNames();
-  so.multipliers = columns.needsMultipliers();
+  const auto wanted = [&](const char* g) { return std::find(groups.begin(), groups.end(), g) != groups.end(); };
+  column_options.bodies = wanted("bodies");
+  column_options.energy = wanted("energy");
+  column_options.violation = wanted("violation");
+  column_options.efforts = wanted("efforts");
+  column_options.all_joints = wanted("joints");
+  if (!wanted("coordinates")) column_options.generalized_velocities = 0;
+  // (every joint's coordinates include the tree joints' that a relative run integrates)
+  column_options.joint_coordinates = relative && wanted("coordinates") && !wanted("joints");
+  if (!wanted("reactions")) column_options.world_reactions = column_options.joint_reactions = false;
+  if (!wanted("points")) column_options.points.clear();
+  if (!options.report_path.empty() && !column_options.bodies) {
+    std::cerr << "loopdyn: error: --report draws the bodies: keep the bodies columns in --columns\n";
+    return std::nullopt;
+  }
+  return column_options;
+}
 
-  // the report's libraries first: a missing setup fails before the simulation, not after it
-  WebLibraries web;
-  if (!options.report_path.empty()) {
-    try {
-      web = loadWebLibraries();
-    } catch (const io::OutputError& e) {
-      std::cerr << "loopdyn: error: --report: " << e.what() << '\n';
-      exit_code = kExitOutputError;
-      return;
-    }
-  }
+/// The * marks: the uniqueness analysis at the initial state and near it on the motion (QR
+/// decides; paper 001, eq. (27)): what is unique only at the initial configuration is marked.
+/// Only where something reads them, the reaction and effort columns or the report: on the A02
+/// ladder of 64 loops it was 41 % of a short run's instructions (dense QRs of the 386-row C).
+UniquenessReport uniquenessMarks(const Model& model, const State& x0, const ColumnOptions& columns, bool report) {
+  if (!columnsReadUniqueness(model, columns) && !report) return {};
+  KinematicsWorkspace kin(model);
+  UniquenessOptions uniqueness_options;
+  uniqueness_options.methods = {UniquenessMethod::QR};
+  return analyzeReactionUniquenessNear(model, kin, x0, uniqueness_options);
+}
 
-  std::unique_ptr<io::CsvFile> csv;
-  try {
-    csv = std::make_unique<io::CsvFile>(options.out_path, columns.names());
-  } catch (const io::OutputError& e) {
-    std::cerr << "loopdyn: error: " << e.what() << '\n';
-    exit_code = kExitOutputError;
-    return;
-  }
-
-  // samples: the CSV row, and how close the motion comes to a singular configuration
-  std::vector<double> row;
-  std::vector<std::vector<double>> kept_rows;  // --report
-  ProgressLine progress(x0.t, so.t_end, stderrIsTerminal());
-  progress.header("loopdyn simulate: " + model.name() + " (" + options.model_path + "), " + run.formulation + ", " +
-                  options.integrator + ", t = " + formatNumber(x0.t) + " .. " + formatNumber(so.t_end) + " s");
-  try {
-    run.result = simulate(model, *formulation, x0, so, [&](const Sample& sample, const DynamicsWorkspace&) {
-      columns.fill(model, sample, row);
-      csv->writeRow(row);
-      if (!options.report_path.empty()) kept_rows.push_back(row);
-      progress.update(sample.x.t);
-    });
-    progress.finish();
-  } catch (const io::OutputError& e) {
-    std::cerr << "loopdyn: error: " << e.what() << '\n';  // (the temporary file goes with csv)
-    exit_code = kExitOutputError;
-    return;
-  }
-  // the independent coordinates of partitioning, absolute (body velocities) or relative (joint velocities)
-  const auto partitioningSummary = [&](const auto& partitioning, const std::vector<std::string>& names) {
+/// The independent coordinates of partitioning, absolute (body velocities) or relative (joint
+/// velocities), into the summary.
+void summarizePartitioning(const Model& model, const Formulation& formulation, SimulationRun& run) {
+  const auto summary = [&](const auto& partitioning, const std::vector<std::string>& names) {
     auto named = [&](const std::vector<int>& set) {
       std::vector<std::string> out;
       for (const int i : set) out.push_back(names[static_cast<std::size_t>(i)]);
@@ -225,66 +174,109 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
     run.coordinate_switches = static_cast<int>(switches.size());
     run.eliminated = equationNames(model, partitioning.eliminatedEquations());
   };
-  if (const auto* partitioning = dynamic_cast<const PartitioningFormulation*>(formulation.get()))
-    partitioningSummary(*partitioning, velocityCoordinateNames(model));
-  else if (const auto* relative = dynamic_cast<const RelativePartitioningFormulation*>(formulation.get()))
-    partitioningSummary(*relative, jointCoordinateNames(model, 'v'));
-  collectWarnings(run);
-  // the sidecar (column names and the non-unique ones) beside the CSV, under the same name's stem
-  const std::string sidecar = columnsSidecar(columns.names(), columns.nonUniqueNames());
-  if (run.result.ok) {
-    try {
-      csv->commit();
-      if (std::filesystem::is_regular_file(csv->path()))  // (not beside /dev/stdout or a pipe)
-        io::writeFileAtomically(columnsSidecarPath(csv->path()), sidecar);
-    } catch (const io::OutputError& e) {
-      std::cerr << "loopdyn: error: " << e.what() << '\n';
-      exit_code = kExitOutputError;
-      return;
-    }
-  } else {
-    // the rows up to the failure are kept under a name that says so, never under the requested one
-    std::string kept;
-    try {
-      kept = csv->commitFailed();
-      io::writeFileAtomically(columnsSidecarPath(kept), sidecar);
-    } catch (const io::OutputError& e) {
-      std::cerr << "loopdyn: error: " << e.what() << '\n';
-    }
-    std::cerr << options.model_path << ": error: simulation failed: " << run.result.failure
-              << (kept.empty() ? "" : "; the samples up to there are in " + kept) << '\n';
+  if (const auto* partitioning = dynamic_cast<const PartitioningFormulation*>(&formulation))
+    summary(*partitioning, velocityCoordinateNames(model));
+  else if (const auto* relative = dynamic_cast<const RelativePartitioningFormulation*>(&formulation))
+    summary(*relative, jointCoordinateNames(model, 'v'));
+}
+
+/// The page of --report: the run, its samples (thinned to kReportRows) and the analysis.
+std::string reportPage(const LoadedModel& loaded, const SimulateOptions& options, const SimulationRun& run,
+                       const SampleColumns& columns, const UniquenessReport& flags,
+                       std::vector<std::vector<double>>& kept_rows, const WebLibraries& web) {
+  ReportInput report;
+  report.model = &loaded.model;
+  report.model_path = options.model_path;
+  report.columns = columns.names();
+  report.non_unique = columns.nonUniqueNames();
+  const std::size_t stride = kept_rows.size() / kReportRows + 1;
+  for (std::size_t r = 0; r < kept_rows.size(); ++r)
+    if (r % stride == 0 || r + 1 == kept_rows.size()) report.rows.push_back(std::move(kept_rows[r]));
+  for (const PairUniqueness& p : flags.pairs) report.pair_unique.push_back(p.reaction.unique());
+  report.simulation_json = simulationJson(run);
+  AnalysisSettings settings;
+  settings.uniqueness.methods = {UniquenessMethod::QR};
+  report.analysis_json = analysisJson(computeAnalysis(loaded.model, loaded.assembly, options.model_path, settings));
+  report.events = run.result.events;
+  report.failure = run.result.ok ? "" : run.result.failure;
+  return htmlReport(report, web);
+}
+
+void runSimulate(const SimulateOptions& options, int& exit_code) {
+  if (const std::string conflict = outputConflict(options.model_path, options.out_path, options.report_path);
+      !conflict.empty()) {
+    std::cerr << "loopdyn: error: " << conflict << '\n';
+    exit_code = kExitUsage;
+    return;
   }
-  std::string report_written;
-  if (!options.report_path.empty()) {
-    // the page: a failed run's goes under the failed name, as its CSV
-    ReportInput report;
-    report.model = &model;
-    report.model_path = options.model_path;
-    report.columns = columns.names();
-    report.non_unique = columns.nonUniqueNames();
-    const std::size_t stride = kept_rows.size() / kReportRows + 1;
-    for (std::size_t r = 0; r < kept_rows.size(); ++r)
-      if (r % stride == 0 || r + 1 == kept_rows.size()) report.rows.push_back(std::move(kept_rows[r]));
-    for (const PairUniqueness& p : flags.pairs) report.pair_unique.push_back(p.reaction.unique());
-    report.simulation_json = simulationJson(run);
-    AnalysisSettings settings;
-    settings.uniqueness.methods = {UniquenessMethod::QR};
-    report.analysis_json = analysisJson(computeAnalysis(model, loaded->assembly, options.model_path, settings));
-    report.events = run.result.events;
-    report.failure = run.result.ok ? "" : run.result.failure;
-    const std::string path = run.result.ok ? options.report_path : io::failedPath(options.report_path);
-    try {
-      io::writeFileAtomically(path, htmlReport(report, web));
-    } catch (const io::OutputError& e) {
-      std::cerr << "loopdyn: error: --report: " << e.what() << '\n';
-      exit_code = kExitOutputError;
-      return;
-    }
-    report_written = path;
+  auto loaded = loadAndAssemble(options.model_path, exit_code);
+  if (!loaded) return;
+  const Model& model = loaded->model;
+  const State& x0 = loaded->assembly.state;
+
+  SimulationRun run;
+  run.model_path = options.model_path;
+  run.out_path = options.out_path;
+  run.model = &model;
+  run.assembly_changes = assemblyChangeLines(model, x0);
+  exit_code = kExitUsage;
+  const std::unique_ptr<Formulation> formulation = chosenFormulation(options, model, x0, run);
+  if (!formulation) return;
+  const std::optional<ColumnOptions> column_options =
+      chosenColumns(options, model, *formulation, run.coordinates == "relative");
+  if (!column_options) return;
+  const UniquenessReport flags = uniquenessMarks(model, x0, *column_options, !options.report_path.empty());
+  const SampleColumns columns(model, flags, *column_options);
+  run.columns = static_cast<int>(columns.names().size());
+  run.non_unique_columns = columns.nonUniqueColumns();
+  run.non_unique = columns.nonUniqueNames();
+  run.options.multipliers = columns.needsMultipliers();
+
+  // every output opened before the run (and the report's libraries read): a place that cannot be
+  // written, or a missing setup, fails before the simulation, not after it
+  exit_code = kExitOutputError;
+  WebLibraries web;
+  std::optional<SimulateOutputs> outputs;
+  try {
+    if (!options.report_path.empty()) web = loadWebLibraries();
+    outputs.emplace(options.out_path, columns.names(), options.report_path);
+  } catch (const io::OutputError& e) {
+    std::cerr << "loopdyn: error: " << (options.report_path.empty() ? "" : "--report: ") << e.what() << '\n';
+    return;
   }
-  std::cout << (options.json ? simulationJson(run) : simulationText(run));
-  if (!report_written.empty() && !options.json) std::cout << "report       " << report_written << '\n';
-  exit_code = run.result.ok ? kExitOk : kExitNumericalFailure;
+
+  // samples: the CSV row (and the page's)
+  std::vector<double> row;
+  std::vector<std::vector<double>> kept_rows;  // --report
+  ProgressLine progress(x0.t, run.options.t_end, stderrIsTerminal());
+  progress.header("loopdyn simulate: " + model.name() + " (" + options.model_path + "), " + run.formulation + ", " +
+                  options.integrator + ", t = " + formatNumber(x0.t) + " .. " + formatNumber(run.options.t_end) + " s");
+  try {
+    run.result = simulate(model, *formulation, x0, run.options, [&](const Sample& sample, const DynamicsWorkspace&) {
+      columns.fill(model, sample, row);
+      outputs->csv().writeRow(row);
+      if (!options.report_path.empty()) kept_rows.push_back(row);
+      progress.update(sample.x.t);
+    });
+    progress.finish();
+    summarizePartitioning(model, *formulation, run);
+    collectWarnings(run);
+    const bool ok = run.result.ok;
+    outputs->writeSidecar(columnsSidecar(columns.names(), columns.nonUniqueNames()));
+    if (!options.report_path.empty())
+      outputs->writeReport(reportPage(*loaded, options, run, columns, flags, kept_rows, web));
+    // the summary reaches standard output before anything is committed
+    std::string summary = options.json ? simulationJson(run) : simulationText(run);
+    if (!options.report_path.empty() && !options.json) summary += "report       " + outputs->reportPath(ok) + '\n';
+    if (!ok)
+      std::cerr << options.model_path << ": error: simulation failed: " << run.result.failure
+                << "; the samples up to there are in " << outputs->csvPath(false) << '\n';
+    if (!writeStandardOutput(summary)) return;
+    outputs->commit(ok);
+    exit_code = ok ? kExitOk : kExitNumericalFailure;
+  } catch (const io::OutputError& e) {
+    std::cerr << "loopdyn: error: " << e.what() << '\n';  // (the temporary files go with outputs)
+  }
 }
 
 }  // namespace

@@ -374,9 +374,11 @@ SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const
     p.branch_change = svd.singularValues()(0);
   }
   // the continuing motions: the tangent before, moved; the new ones: the rest of null C_s
+  // (a mechanism without freedom, f = 0, continues no motion: every motion of null C_s is new;
+  // Eigen's QR of a matrix without columns reads out of bounds)
   const MatX G = N.transpose() * before;
-  Eigen::ColPivHouseholderQR<MatX> qr(G);
-  const MatX Qg = qr.householderQ();
+  const MatX Qg = G.cols() == 0 ? MatX(MatX::Identity(G.rows(), G.rows()))
+                                : MatX(Eigen::ColPivHouseholderQR<MatX>(G).householderQ());
   const VecX& S = ws.scaling.col;
   p.continuing = S.asDiagonal() * before;
   p.new_motions = S.asDiagonal() * (N * Qg.rightCols(n - p.rank - f));

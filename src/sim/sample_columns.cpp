@@ -21,9 +21,18 @@ bool isDriver(const Pair& pair) { return pair.type == "driver"; }
 
 }  // namespace
 
+bool columnsReadUniqueness(const Model& model, const ColumnOptions& options) {
+  const bool drivers = std::any_of(model.pairs().begin(), model.pairs().end(), isDriver);
+  return options.world_reactions || options.joint_reactions || (options.efforts && drivers);
+}
+
 SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, const ColumnOptions& options)
     : options_(options) {
-  LOOPDYN_CHECK(flags.pairs.size() == model.pairs().size(), "uniqueness report does not belong to this model");
+  if (columnsReadUniqueness(model, options)) {
+    LOOPDYN_CHECK(flags.pairs.size() == model.pairs().size(), "uniqueness report does not belong to this model");
+    for (const PairUniqueness& p : flags.pairs)
+      LOOPDYN_CHECK(!p.reaction.methods.empty(), "uniqueness report without a deciding method");
+  }
   names_.push_back("t");
   if (options.bodies)
     for (const Body& body : model.bodies()) {

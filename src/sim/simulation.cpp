@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/ode/gauss_legendre.hpp"
@@ -577,7 +578,12 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
                            [&](const SingularWatch::Approach& p) { return p.t <= ts; });
       };
       ode::GaussLegendreStep partial(static_cast<int>(y0.size()));
-      while (result.ok && formulation.passesSingularConfigurations() && next <= last && sampleTime(next) <= integrator.time() + 1e-12 * std::abs(options.t_end)) {
+      // (a formulation that cannot pass stops at the first singular configuration inside, below:
+      // its samples end there; a step that only came near one keeps them all)
+      Scalar samples_until = integrator.time();
+      if (!formulation.passesSingularConfigurations())
+        for (const SingularWatch::Approach& a : approaches) samples_until = std::min(samples_until, a.t);
+      while (result.ok && next <= last && sampleTime(next) <= samples_until + 1e-12 * std::abs(options.t_end)) {
         const Scalar ts = std::min(sampleTime(next), integrator.time());
         VecX ys = y_end;
         std::string partial_problem;
@@ -799,6 +805,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   }
   // passages the motion had not yet moved away from when the run ended: judged at its end
   if (result.ok) judgePassages(xp);
+  LOOPDYN_CHECK(!result.ok || next > last, "a completed run emitted ", next, " of its ", last + 1, " samples");
   result.statistics = integrator.statistics();
   result.statistics.steps += result.crossing_steps;
   if (options.integrator == ode::Method::Adams && result.statistics.steps >= kRestartWarningSteps &&

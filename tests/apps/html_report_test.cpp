@@ -146,6 +146,27 @@ TEST(HtmlReportText, UserTextIsShownAsText) {
   EXPECT_EQ(selftest["errors"].size(), 0u);
 }
 
+// A name "<!--<script>" in the embedded JSON put the HTML parser into the script element's escaped
+// state, where the element did not end: no drawing, no plots, no tables, a console error.
+TEST(HtmlReportText, ACommentOpeningAScriptInNamesLeavesThePageWhole) {
+  const fs::path dir = fs::temp_directory_path() / "loopdyn_report_test_comment";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path page = dir / "m.html";
+  const test::CliRun run = test::runCli("simulate " + std::string(LOOPDYN_TEST_DATA_DIR) +
+                                        "/reproducers/report_comment_script.yaml --t-end 0.5 --out " +
+                                        (dir / "m.csv").string() + " --report " + page.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const Browser b = openInChromium(page, dir);
+  ASSERT_EQ(b.exit_code, 0) << b.log;
+  const YAML::Node selftest = selftestOf(b.dom);
+  ASSERT_TRUE(selftest.IsMap()) << b.log;
+  EXPECT_TRUE(selftest["ready"].as<bool>());
+  EXPECT_EQ(selftest["errors"].size(), 0u) << YAML::Dump(selftest["errors"]);
+  EXPECT_GT(selftest["pixels"].as<int>(), 500);
+  EXPECT_EQ(selftest["samples"].as<int>(), 51);
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, HtmlReport,
                          ::testing::Values(Case{"double_four_bar", "3", "O1"}, Case{"spatial_parallelogram", "1", "A"}),
                          [](const auto& info) { return std::string(info.param.model); });

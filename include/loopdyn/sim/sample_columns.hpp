@@ -68,9 +68,14 @@ struct ColumnOptions {
   bool mark_non_unique = false;      ///< append `*` to the non-unique columns' names
 };
 
+/// Whether columns of these options carry uniqueness marks (reactions, or drivers' efforts): only
+/// then does SampleColumns read its uniqueness report, which may otherwise be empty.
+bool columnsReadUniqueness(const Model& model, const ColumnOptions& options);
+
 class SampleColumns {
  public:
-  /// flags: the uniqueness analysis that decides the `*` marks (normally at the initial state).
+  /// flags: the uniqueness analysis that decides the `*` marks (normally at the initial state);
+  /// may be empty when !columnsReadUniqueness(model, options).
   SampleColumns(const Model& model, const UniquenessReport& flags, const ColumnOptions& options = {});
 
   const std::vector<std::string>& names() const { return names_; }
