@@ -33,30 +33,24 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
   settings.rank.rank_threshold = threshold;
   settings.uniqueness.methods = loopdyn::cli::uniquenessMethods(m.model, method);
   if (settings.uniqueness.methods.empty())
-    throw py::value_error("method: expected auto, all, rank, qr, svd or nullspace, got '" + method + "'");
+    throw loopdyn::InvalidArgument("method: expected auto, all, rank, qr, svd or nullspace, got '" + method + "'");
   settings.uniqueness.rank_threshold = threshold;
   settings.uniqueness.uniqueness_threshold = uniqueness_threshold;
+  // the ranges the command line enforces (--samples, --threshold, --uniqueness-threshold)
+  for (const auto& problem : {loopdyn::rankOptionsProblem(settings.rank), loopdyn::uniquenessOptionsProblem(settings.uniqueness)})
+    if (problem) throw loopdyn::InvalidArgument(problem->option + ": " + problem->message);
   settings.criterion = criterion;
   settings.motions = motions;
   settings.topology = topology;
   if (coordinates != "absolute" && coordinates != "relative")
-    throw py::value_error("coordinates: expected absolute or relative, got '" + coordinates + "'");
+    throw loopdyn::InvalidArgument("coordinates: expected absolute or relative, got '" + coordinates + "'");
   settings.relative = coordinates == "relative";
   const loopdyn::cli::AnalysisResults results = loopdyn::cli::computeAnalysis(m.model, assembly, m.path, settings);
   // the very JSON object `loopdyn analyze --json` prints, as Python objects
   return py::module_::import("json").attr("loads")(loopdyn::cli::analysisJson(results));
 }
 
-py::dict simulateModel(const PyModel& m, double t_end, const std::string& method, const std::string& integrator,
-                       double rtol, double atol, double sample, const std::string& coordinates) {
-  loopdyn::SimulationRequest request;
-  request.t_end = t_end;
-  request.method = method;
-  request.coordinates = coordinates;
-  request.integrator = integrator;
-  request.rtol = rtol;
-  request.atol = atol;
-  request.sample = sample;
+py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& request) {
   loopdyn::Trajectory run;
   {
     py::gil_scoped_release release;  // a long run need not hold other Python threads
@@ -142,6 +136,29 @@ PYBIND11_MODULE(_loopdyn, mod) {
   mod.def(
       "load", [](const std::string& path) { return PyModel{loopdyn::loadModel(path), path}; }, py::arg("path"),
       "Reads and compiles a model file; ModelError lists every problem as file:line:col.");
-  mod.def("_simulate", &simulateModel, py::arg("model"), py::arg("t_end"), py::arg("method"), py::arg("integrator"),
-          py::arg("rtol"), py::arg("atol"), py::arg("sample"), py::arg("coordinates"));
+  // the request as keyword arguments of the same names (the checks are the library's, as the CLI's)
+  mod.def(
+      "_simulate",
+      [](const PyModel& m, double t_end, const std::string& method, const std::string& integrator, double rtol,
+         double atol, double sample, const std::string& coordinates, const std::string& stabilization, int threads,
+         const std::vector<std::string>& columns, const std::string& reactions, double step, double max_step) {
+        loopdyn::SimulationRequest request;
+        request.t_end = t_end;
+        request.method = method;
+        request.integrator = integrator;
+        request.rtol = rtol;
+        request.atol = atol;
+        request.sample = sample;
+        request.coordinates = coordinates;
+        request.stabilization = stabilization;
+        request.threads = threads;
+        request.columns = columns;
+        request.reactions = reactions;
+        request.step = step;
+        request.max_step = max_step;
+        return simulateModel(m, request);
+      },
+      py::arg("model"), py::arg("t_end"), py::arg("method"), py::arg("integrator"), py::arg("rtol"), py::arg("atol"),
+      py::arg("sample"), py::arg("coordinates"), py::arg("stabilization"), py::arg("threads"), py::arg("columns"),
+      py::arg("reactions"), py::arg("step"), py::arg("max_step"));
 }

@@ -1,5 +1,7 @@
 #include "loopdyn/loopdyn.hpp"
 
+#include <cmath>
+
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/formulation_choice.hpp"
 #include "loopdyn/io/model_reader.hpp"
@@ -26,11 +28,40 @@ Analysis analyze(const Model& model, const RankOptions& rank_options, const Uniq
   return out;
 }
 
-Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
-  LOOPDYN_CHECK(request.t_end > 0 && request.sample > 0 && request.rtol > 0 && request.atol >= 0,
-                "t_end, sample and rtol must be positive, atol positive or 0 (rtol / 100)");
+namespace {
+
+Stabilization stabilizationNamed(const std::string& name) {
+  if (name == "projection") return Stabilization::Projection;
+  if (name == "baumgarte") return Stabilization::Baumgarte;
+  LOOPDYN_CHECK(name == "none", "stabilization: expected projection, baumgarte or none, got '", name, "'");
+  return Stabilization::None;
+}
+
+SimulationOptions simulationOptions(const SimulationRequest& request, const State& x0, int generic_rank) {
   const auto integrator = ode::methodFromName(request.integrator);
-  LOOPDYN_CHECK(integrator.has_value(), "unknown integrator '", request.integrator, "'");
+  LOOPDYN_CHECK(integrator.has_value(), "integrator: unknown integrator '", request.integrator, "'");
+  LOOPDYN_CHECK(std::isfinite(request.atol) && request.atol >= 0, "atol: must be 0 (rtol / 100) or a positive number");
+  SimulationOptions options;
+  options.t_end = x0.t + request.t_end;
+  options.sample_interval = request.sample;
+  options.integrator = *integrator;
+  options.ode.rtol = request.rtol;
+  options.ode.atol = request.atol > 0 ? request.atol : defaultAbsoluteTolerance(request.rtol);
+  options.ode.fixed_step = request.step;
+  options.ode.max_step = request.max_step;
+  options.ode.max_steps = request.max_steps;
+  options.stabilization = stabilizationNamed(request.stabilization);
+  options.generic_rank = generic_rank;
+  if (const std::optional<OptionProblem> problem = simulationOptionsProblem(options, x0.t))
+    throw InvalidArgument(problem->option + ": " + problem->message);
+  return options;
+}
+
+}  // namespace
+
+Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
+  LOOPDYN_CHECK(request.threads >= 1 && request.threads <= 1024, "threads: must be from 1 to 1024");
+  LOOPDYN_CHECK(request.max_steps >= 1, "max_steps: must be 1 or more");
   Trajectory out;
   KinematicsWorkspace kin(model);
   const AssemblyResult assembled = assemble(model, kin, initialState(model));
@@ -42,25 +73,19 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
   FormulationChoice choice;
   choice.method = request.method;
   choice.coordinates = request.coordinates;
+  choice.threads = request.threads;
   BuiltFormulation built = buildFormulation(model, x0, choice);
   LOOPDYN_CHECK(built.formulation != nullptr, built.problem);
   out.formulation = std::string(built.formulation->name());
+  SimulationOptions options = simulationOptions(request, x0, built.generic_rank);
 
-  SimulationOptions options;
-  options.t_end = x0.t + request.t_end;
-  options.sample_interval = request.sample;
-  options.integrator = *integrator;
-  options.ode.rtol = request.rtol;
-  options.ode.atol = request.atol > 0 ? request.atol : defaultAbsoluteTolerance(request.rtol);
-  options.generic_rank = built.generic_rank;
-  // the * marks as the CLI makes them: uniqueness at the initial state and near it (QR decides)
-  UniquenessOptions uniqueness;
-  uniqueness.methods = {UniquenessMethod::QR};
-  const UniquenessReport flags = analyzeReactionUniquenessNear(model, kin, x0, uniqueness);
-  ColumnOptions column_options;
-  column_options.generalized_velocities = built.formulation->generalizedVelocityCount(model);
-  column_options.joint_coordinates = built.formulation->coordinates(model)->relative();
-  const SampleColumns columns(model, flags, column_options);
+  const ColumnOptions column_options =
+      columnOptionsFor(request.columns, request.reactions, built.formulation->generalizedVelocityCount(model),
+                       built.formulation->coordinates(model)->relative());
+  const SampleColumns columns(model, uniquenessMarks(model, x0, column_options), column_options);
+  const double values = std::floor(request.t_end / request.sample + 1) * static_cast<double>(columns.names().size());
+  LOOPDYN_CHECK(values <= kMaxTrajectoryValues, "sample: the trajectory would hold ", values,
+                " values, more than the ", kMaxTrajectoryValues, " kept in memory: sample less often");
   options.multipliers = columns.needsMultipliers();
   out.columns = columns.names();
   out.non_unique = columns.nonUniqueNames();

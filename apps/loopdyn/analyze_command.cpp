@@ -53,6 +53,17 @@ std::string parseGroupOption(const std::string& text, GroupSpec& out) {
 }
 
 void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
+  RankOptions rank_ranges;
+  rank_ranges.generic_samples = options.samples;
+  rank_ranges.rank_threshold = options.threshold;
+  UniquenessOptions uniqueness_ranges;
+  uniqueness_ranges.rank_threshold = options.threshold;
+  uniqueness_ranges.uniqueness_threshold = options.uniqueness_threshold;
+  if (reportOptionProblem(rankOptionsProblem(rank_ranges)) ||
+      reportOptionProblem(uniquenessOptionsProblem(uniqueness_ranges))) {
+    exit_code = kExitUsage;
+    return;
+  }
   SweepRequest sweep;
   if (!options.sweep.empty()) {
     if (const std::string problem = parseSweep(options.sweep, sweep); !problem.empty()) {

@@ -6,8 +6,12 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "loopdyn/common/errors.hpp"
 
 namespace loopdyn::cli {
 
@@ -31,6 +35,16 @@ inline CLI::Validator finiteNumber(bool positive) {
         return {};
       },
       positive ? "POSITIVE" : "NON-NEGATIVE");
+}
+
+/// Prints a library range check's finding as the option's command-line flag ("rtol" -> "--rtol",
+/// "t_end" -> "--t-end"); true when there was one (the command then exits 1).
+inline bool reportOptionProblem(const std::optional<OptionProblem>& problem) {
+  if (!problem) return false;
+  std::string flag = "--" + problem->option;
+  for (char& c : flag) c = c == '_' ? '-' : c;
+  std::cerr << "loopdyn: error: " << flag << ": " << problem->message << '\n';
+  return true;
 }
 
 }  // namespace loopdyn::cli

@@ -54,12 +54,6 @@ struct SimulateOptions {
   std::vector<std::string> columns = {"default"};  ///< --columns: column groups
 };
 
-/// The column groups of `--columns`, and those written when it is not given.
-const std::vector<std::string> kColumnGroups = {"bodies", "energy", "violation", "coordinates", "joints",
-                                                 "points", "reactions", "efforts"};
-const std::vector<std::string> kDefaultColumnGroups = {"bodies", "energy", "violation", "coordinates",
-                                                        "points", "reactions", "efforts"};
-
 Stabilization stabilizationFromName(const std::string& name) {
   if (name == "baumgarte") return Stabilization::Baumgarte;
   if (name == "none") return Stabilization::None;
@@ -109,54 +103,23 @@ std::unique_ptr<Formulation> chosenFormulation(const SimulateOptions& options, c
 /// point cannot be resolved or the report would lack the bodies.
 std::optional<ColumnOptions> chosenColumns(const SimulateOptions& options, const Model& model,
                                            const Formulation& formulation, bool relative) {
-  ColumnOptions column_options;
-  column_options.world_reactions = options.reactions == "all" || options.reactions == "world";
-  column_options.joint_reactions = options.reactions == "all" || options.reactions == "joint";
-  column_options.generalized_velocities = formulation.generalizedVelocityCount(model);
-  column_options.mark_non_unique = options.mark_non_unique;
+  std::vector<TrackedPoint> points;
   for (const std::string& text : options.points) {
     TrackedPoint point;
     if (const std::string problem = resolvePoint(model, text, point); !problem.empty()) {
       std::cerr << "loopdyn: error: --point '" << text << "': " << problem << '\n';
       return std::nullopt;
     }
-    column_options.points.push_back(point);
+    points.push_back(point);
   }
-  // --columns: the groups asked for ("default" and "all" stand for their lists)
-  std::vector<std::string> groups;
-  for (const std::string& g : options.columns) {
-    const std::vector<std::string>& expanded =
-        g == "default" ? kDefaultColumnGroups : g == "all" ? kColumnGroups : std::vector<std::string>{g};
-    groups.insert(groups.end(), expanded.begin(), expanded.end());
-  }
-  const auto wanted = [&](const char* g) { return std::find(groups.begin(), groups.end(), g) != groups.end(); };
-  column_options.bodies = wanted("bodies");
-  column_options.energy = wanted("energy");
-  column_options.violation = wanted("violation");
-  column_options.efforts = wanted("efforts");
-  column_options.all_joints = wanted("joints");
-  if (!wanted("coordinates")) column_options.generalized_velocities = 0;
-  // (every joint's coordinates include the tree joints' that a relative run integrates)
-  column_options.joint_coordinates = relative && wanted("coordinates") && !wanted("joints");
-  if (!wanted("reactions")) column_options.world_reactions = column_options.joint_reactions = false;
-  if (!wanted("points")) column_options.points.clear();
+  ColumnOptions column_options = columnOptionsFor(options.columns, options.reactions,
+                                                  formulation.generalizedVelocityCount(model), relative, points);
+  column_options.mark_non_unique = options.mark_non_unique;
   if (!options.report_path.empty() && !column_options.bodies) {
     std::cerr << "loopdyn: error: --report draws the bodies: keep the bodies columns in --columns\n";
     return std::nullopt;
   }
   return column_options;
-}
-
-/// The * marks: the uniqueness analysis at the initial state and near it on the motion (QR
-/// decides; paper 001, eq. (27)): what is unique only at the initial configuration is marked.
-/// Only where something reads them, the reaction and effort columns or the report: on the A02
-/// ladder of 64 loops it was 41 % of a short run's instructions (dense QRs of the 386-row C).
-UniquenessReport uniquenessMarks(const Model& model, const State& x0, const ColumnOptions& columns, bool report) {
-  if (!columnsReadUniqueness(model, columns) && !report) return {};
-  KinematicsWorkspace kin(model);
-  UniquenessOptions uniqueness_options;
-  uniqueness_options.methods = {UniquenessMethod::QR};
-  return analyzeReactionUniquenessNear(model, kin, x0, uniqueness_options);
 }
 
 /// The independent coordinates of partitioning, absolute (body velocities) or relative (joint
@@ -222,9 +185,11 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   exit_code = kExitUsage;
   const std::unique_ptr<Formulation> formulation = chosenFormulation(options, model, x0, run);
   if (!formulation) return;
+  if (reportOptionProblem(simulationOptionsProblem(run.options, x0.t))) return;
   const std::optional<ColumnOptions> column_options =
       chosenColumns(options, model, *formulation, run.coordinates == "relative");
   if (!column_options) return;
+  // (the report's table shows every pair's uniqueness)
   const UniquenessReport flags = uniquenessMarks(model, x0, *column_options, !options.report_path.empty());
   const SampleColumns columns(model, flags, *column_options);
   run.columns = static_cast<int>(columns.names().size());
@@ -302,8 +267,11 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "displacements), points (--point), reactions (--reactions chooses the axes), efforts; default: "
                   "all but joints; all: every group")
       ->delimiter(',')
-      ->check(CLI::IsMember({"default", "all", "bodies", "energy", "violation", "coordinates", "joints", "points",
-                             "reactions", "efforts"}));
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> names{"default", "all"};
+        for (const std::string& g : columnGroupNames()) names.push_back(g);
+        return names;
+      }()));
   cmd->add_flag("--mark-non-unique", o->mark_non_unique,
                   "Append * to the names of the non-unique reaction columns in the CSV header (as before; by default "
                   "the names are stable and the non-unique ones are listed in OUT.columns.json)");

@@ -43,16 +43,28 @@ struct Analysis {
 Analysis analyze(const Model& model, const RankOptions& rank_options = {},
                  const UniquenessOptions& uniqueness_options = {});
 
-/// What `loopdyn simulate` is asked (its options of the same names; docs/simulation.md).
+/// What `loopdyn simulate` is asked (its options of the same names; docs/simulation.md). Every
+/// number is checked against the ranges every door shares (simulationOptionsProblem).
 struct SimulationRequest {
   Scalar t_end = 1;                  ///< simulated time, s (from the assembled state at t = 0)
   Scalar sample = 0.01;              ///< sample interval, s
-  std::string method = "lagrange";   ///< lagrange, elimination, partitioning, projection
+  std::string method = "lagrange";   ///< lagrange, elimination, partitioning, projection, dca, hdca
   std::string coordinates = "absolute";  ///< absolute or relative (joint coordinates, every method)
   std::string integrator = "dopri5";  ///< dopri5, bs23, adams, dop853, rk4
   Scalar rtol = 1e-8;
   Scalar atol = 0;  ///< 0: defaultAbsoluteTolerance(rtol) = rtol / 100
+  Scalar step = 1e-3;                ///< rk4's step, s
+  Scalar max_step = 0;               ///< largest step, s (0: no limit)
+  std::string stabilization = "projection";  ///< projection, baumgarte, none
+  int threads = 1;                   ///< dca, hdca: threads of the passes (the same results on any number)
+  std::vector<std::string> columns = {"default"};  ///< column groups (sim/sample_columns.hpp)
+  std::string reactions = "all";     ///< reaction axes: all, world, joint, none
+  long max_steps = 1'000'000;        ///< accepted steps before the run gives up (a step-size collapse)
 };
+
+/// The values one trajectory may hold (samples x columns, 800 MB of doubles): a request for more
+/// is refused (sample less often, or write a CSV with the command line, which keeps no rows).
+inline constexpr double kMaxTrajectoryValues = 1e8;
 
 /// A simulation's samples and outcome.
 struct Trajectory {
@@ -64,7 +76,8 @@ struct Trajectory {
 };
 
 /// Assembles the model and simulates it. Throws InvalidArgument for a request it cannot run (an
-/// unknown method or integrator, a non-positive time). A failed assembly or run is not thrown: it
+/// unknown method or integrator, a number out of its range: the message starts with the option's
+/// name, "rtol: ..."). A failed assembly or run is not thrown: it
 /// returns result.ok = false and result.failure (when, why, which parts), with the samples up to
 /// the failure.
 Trajectory simulateModel(const Model& model, const SimulationRequest& request);

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
@@ -85,10 +85,17 @@ class Simulation:
 
 def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: str = "dopri5",
              rtol: float = 1e-8, atol: float = 0, sample: float = 0.01,
-             coordinates: str = "absolute") -> Simulation:
+             coordinates: str = "absolute", stabilization: str = "projection", threads: int = 1,
+             columns: Sequence[str] = ("default",), reactions: str = "all", step: float = 1e-3,
+             max_step: float = 0) -> Simulation:
     """Forward dynamics from the model's assembled initial state for t_end seconds, sampled every
     `sample` seconds: the same numbers as `loopdyn simulate MODEL --t-end T_END --method METHOD
-    --integrator INTEGRATOR --rtol RTOL --atol ATOL --sample SAMPLE --coordinates COORDINATES`;
-    atol 0 (the default) is rtol / 100, as the CLI's.
-    Raises InvalidArgument (a ValueError) for a request that cannot run."""
-    return Simulation(**_simulate(model, t_end, method, integrator, rtol, atol, sample, coordinates))
+    --integrator INTEGRATOR --rtol RTOL --atol ATOL --sample SAMPLE --coordinates COORDINATES
+    --stabilization STABILIZATION --threads THREADS --columns COLUMNS --reactions REACTIONS --step
+    STEP --max-step MAX_STEP`; atol 0 (the default) is rtol / 100, as the CLI's.
+    Raises InvalidArgument (a ValueError) for a request that cannot run, with the ranges the
+    command line enforces: the message starts with the argument's name ("rtol: must be ...")."""
+    if isinstance(columns, str):
+        columns = [columns]
+    return Simulation(**_simulate(model, t_end, method, integrator, rtol, atol, sample, coordinates,
+                                  stabilization, threads, list(columns), reactions, step, max_step))

@@ -1,4 +1,4 @@
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
@@ -8,7 +8,8 @@ class ModelError(ValueError):
     """A model file or text is wrong; the message lists every problem as file:line:col: error: ..."""
 
 class InvalidArgument(ValueError):
-    """A request loopdyn cannot run (an unknown method or integrator, a non-positive time)."""
+    """A request loopdyn cannot run: an unknown method or integrator, a number out of its range (the
+    message starts with the argument's name: "rtol: must be ...")."""
 
 class Model:
     """A compiled, immutable mechanism."""
@@ -59,5 +60,7 @@ class Simulation:
     def t(self) -> np.ndarray: ...
 
 def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: str = "dopri5",
-             rtol: float = 1e-8, atol: float = 1e-10, sample: float = 0.01,
-             coordinates: str = "absolute") -> Simulation: ...
+             rtol: float = 1e-8, atol: float = 0, sample: float = 0.01,
+             coordinates: str = "absolute", stabilization: str = "projection", threads: int = 1,
+             columns: Sequence[str] = ("default",), reactions: str = "all", step: float = 1e-3,
+             max_step: float = 0) -> Simulation: ...

@@ -2,6 +2,9 @@
 
 #include <Eigen/QR>
 
+#include <cmath>
+#include <sstream>
+
 #include "loopdyn/kinematics/scaling.hpp"
 
 namespace loopdyn {
@@ -16,6 +19,22 @@ int rankOf(const MatX& A, Scalar threshold) {
 }
 
 }  // namespace
+
+std::string fractionProblem(Scalar x) {
+  if (std::isfinite(x) && x > 0 && x < 1) return {};
+  std::ostringstream os;
+  os << "must be a number between 0 and 1 (a share of the largest pivot), got " << x;
+  return os.str();
+}
+
+std::optional<OptionProblem> rankOptionsProblem(const RankOptions& options) {
+  if (options.generic_samples < 0 || options.generic_samples > kMaxGenericSamples)
+    return OptionProblem{"samples", "must be from 0 to " + std::to_string(kMaxGenericSamples) + ", got " +
+                                        std::to_string(options.generic_samples)};
+  if (std::string problem = fractionProblem(options.rank_threshold); !problem.empty())
+    return OptionProblem{"threshold", std::move(problem)};
+  return std::nullopt;
+}
 
 RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, const State& x,
                                 const RankOptions& options) {

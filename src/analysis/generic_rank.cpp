@@ -96,6 +96,8 @@ std::vector<State> configurationsNear(const Model& model, KinematicsWorkspace& w
 
 RankReport analyzeConstraints(const Model& model, KinematicsWorkspace& ws, const State& x,
                               const RankOptions& options) {
+  if (const std::optional<OptionProblem> problem = rankOptionsProblem(options))
+    throw InvalidArgument(problem->option + ": " + problem->message);
   RankReport report = analyzeConstraintsAt(model, ws, x, options);
   if (options.generic_samples <= 0) return report;
   std::optional<int> smallest;

@@ -155,9 +155,19 @@ Scalar UniquenessReport::smallestMargin() const {
   return margin;
 }
 
+std::optional<OptionProblem> uniquenessOptionsProblem(const UniquenessOptions& options) {
+  if (options.methods.empty()) return OptionProblem{"method", "at least one uniqueness method must be chosen"};
+  if (std::string problem = fractionProblem(options.rank_threshold); !problem.empty())
+    return OptionProblem{"threshold", std::move(problem)};
+  if (std::string problem = fractionProblem(options.uniqueness_threshold); !problem.empty())
+    return OptionProblem{"uniqueness_threshold", std::move(problem)};
+  return std::nullopt;
+}
+
 UniquenessReport analyzeReactionUniqueness(const Model& model, KinematicsWorkspace& ws, const State& x,
                                            const UniquenessOptions& options) {
-  LOOPDYN_CHECK(!options.methods.empty(), "at least one uniqueness method must be chosen");
+  if (const std::optional<OptionProblem> problem = uniquenessOptionsProblem(options))
+    throw InvalidArgument(problem->option + ": " + problem->message);
   evaluateConstraints(model, ws, x);
   Setup s;
   s.scaling = constraintScaling(model);

@@ -8,7 +8,30 @@ std::string SourceLocation::str() const {
   return detail::concat(name, ":", line, ":", column);
 }
 
-std::string Diagnostic::str() const { return where.str() + ": error: " + message; }
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7F) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string Diagnostic::str() const { return printable(where.str()) + ": error: " + printable(message); }
 
 namespace {
 std::string joinDiagnostics(const std::vector<Diagnostic>& diagnostics) {

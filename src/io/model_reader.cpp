@@ -2,7 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <sys/stat.h>
+
+#include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <initializer_list>
 #include <numbers>
@@ -38,18 +43,42 @@ class Reader {
   }
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
 
-  /// Reports keys of `map` not in `allowed`; `what` names the map in the message.
+  /// Reports keys of `map` not in `allowed` (`what` names the map in the message), keys given
+  /// twice (YAML lets the first win silently) and keys without a value.
   bool checkMap(const YAML::Node& map, std::initializer_list<const char*> allowed, const std::string& what) {
     if (!map.IsMap()) {
       error(map, what, " must be a mapping of keys to values");
       return false;
     }
     std::vector<std::string> names(allowed.begin(), allowed.end());
+    std::vector<std::pair<std::string, int>> seen;  // key, line
     for (auto it = map.begin(); it != map.end(); ++it) {
       const std::string key = it->first.as<std::string>("");
       if (std::find(names.begin(), names.end(), key) == names.end())
         error(it->first, "unknown key '", key, "' in ", what, didYouMean(key, names));
+      const auto first = std::find_if(seen.begin(), seen.end(), [&](const auto& k) { return k.first == key; });
+      if (first != seen.end())
+        error(it->first, what, ": key '", key, "' given twice (first on line ", first->second, "): say it once");
+      seen.emplace_back(key, where(it->first).line);
+      if (it->second.IsNull()) noValue(it->second, key, what);
     }
+    return true;
+  }
+
+  /// A key written without a value; said once for its place (checkMap and require both look).
+  void noValue(const YAML::Node& value, const std::string& key, const std::string& what) {
+    const SourceLocation at = where(value);
+    for (const Diagnostic& d : diagnostics_)
+      if (d.where.line == at.line && d.where.column == at.column && d.message.find("has no value") != std::string::npos)
+        return;
+    errorAt(at, what, ": key '", key, "' has no value");
+  }
+
+  /// A list item written without a value (`- ` or `~`): YAML keeps it as null, which would be
+  /// dropped without a word.
+  bool nullItem(const YAML::Node& item, const std::string& what) {
+    if (!item.IsNull()) return false;
+    error(item, what, ": an empty item in the list");
     return true;
   }
 
@@ -95,6 +124,25 @@ class Reader {
     return false;
   }
 
+  /// A name: text without control characters, commas or double quotes (they would break a
+  /// diagnostic's line or a CSV column); without '.' unless `dot` (a body's: "body.marker").
+  bool name(const YAML::Node& node, std::string& out, const std::string& what, bool dot = true) {
+    if (!text(node, out, what)) return false;
+    for (const char c : out) {
+      const auto byte = static_cast<unsigned char>(c);
+      const char* why = byte < 0x20 || byte == 0x7F ? "a control character (a line break, a tab)"
+                        : c == ','                  ? "a comma, which would split a CSV column"
+                        : c == '"'                  ? "a double quote, which would open a quoted CSV column"
+                        : !dot && c == '.'          ? "a '.', which separates a body from its marker (body.marker)"
+                                                    : nullptr;
+      if (why != nullptr) {
+        error(node, what, " '", out, "' holds ", why);
+        return false;
+      }
+    }
+    return true;
+  }
+
   /// A list of exactly `size` numbers (size -1: any length >= 1).
   bool numbers(const YAML::Node& node, int size, std::vector<Scalar>& out, const std::string& what) {
     if (!node.IsDefined() || node.IsNull()) return false;  // reported by require()
@@ -107,7 +155,7 @@ class Reader {
     bool ok = true;
     for (const YAML::Node& item : node) {
       Scalar value = 0;
-      ok = scalar(item, value, what) && ok;
+      ok = !nullItem(item, what) && scalar(item, value, what) && ok;
       out.push_back(value);
     }
     return ok;
@@ -134,7 +182,7 @@ class Reader {
   /// "body.marker".
   bool markerRef(const YAML::Node& node, MarkerRef& out, const std::string& what) {
     std::string s;
-    if (!text(node, s, what)) return false;
+    if (nullItem(node, what) || !text(node, s, what)) return false;
     const std::size_t dot = s.find('.');
     if (dot == std::string::npos || dot == 0 || dot + 1 == s.size()) {
       error(node, what, ": expected 'body.marker', got '", s, "'");
@@ -168,7 +216,7 @@ YAML::Node require(Reader& r, const YAML::Node& map, const char* key, const std:
     // (yaml-cpp's node for a missing key throws on every question but IsDefined; this one answers)
     return YAML::Node(YAML::NodeType::Undefined);
   } else if (node.IsNull()) {
-    r.error(node, what, ": key '", key, "' has no value");
+    r.noValue(node, key, what);
   }
   return node;
 }
@@ -241,7 +289,7 @@ void readMarker(Reader& r, const YAML::Node& node, int dimension, MarkerSpec& ou
     return;
   }
   out.where = r.where(node);
-  r.text(require(r, node, "name", what), out.name, what + " name");
+  r.name(require(r, node, "name", what), out.name, what + " name");
   const std::string label = "marker '" + out.name + "'";
   if (has(node, "position")) r.vector(at(node, "position"), dimension, out.position, label + " position");
   if (dimension == 2 && has(node, "angle") && r.scalar(at(node, "angle"), out.angle, label + " angle"))
@@ -308,7 +356,7 @@ void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
     return;
   }
   out.where = r.where(node);
-  r.text(require(r, node, "name", "body"), out.name, "body name");
+  r.name(require(r, node, "name", "body"), out.name, "body name", false);
   const std::string what = "body '" + out.name + "'";
   r.scalar(require(r, node, "mass", what), out.mass, what + " mass");
   const YAML::Node inertia = require(r, node, "inertia", what);
@@ -346,7 +394,7 @@ std::vector<std::string> jointTypeNames() {
 void readJoint(Reader& r, const YAML::Node& node, JointSpec& out) {
   if (!r.checkMap(node, {"name", "type", "between", "at", "length", "cut"}, "joint")) return;
   out.where = r.where(node);
-  r.text(require(r, node, "name", "joint"), out.name, "joint name");
+  r.name(require(r, node, "name", "joint"), out.name, "joint name");
   const std::string what = "joint '" + out.name + "'";
   std::string type;
   const YAML::Node type_node = require(r, node, "type", what);
@@ -432,7 +480,7 @@ void readProfile(Reader& r, const YAML::Node& node, Profile& out, const std::str
 void readDriver(Reader& r, const YAML::Node& node, const std::vector<JointSpec>& joints, DriverSpec& out) {
   if (!r.checkMap(node, {"name", "joint", "coordinate", "between", "profile"}, "driver")) return;
   out.where = r.where(node);
-  r.text(require(r, node, "name", "driver"), out.name, "driver name");
+  r.name(require(r, node, "name", "driver"), out.name, "driver name");
   const std::string what = "driver '" + out.name + "'";
   if (has(node, "joint") == has(node, "between")) {
     r.error(node, what, ": give either 'joint' (a joint coordinate) or 'between' (a distance)");
@@ -475,7 +523,7 @@ void readForce(Reader& r, const YAML::Node& node, int dimension, ForceSpec& out)
   }
   out.where = r.where(node);
   std::string type;
-  r.text(require(r, node, "name", "force"), out.name, "force name");
+  r.name(require(r, node, "name", "force"), out.name, "force name");
   const std::string what = "force '" + out.name + "'";
   if (!r.text(require(r, node, "type", what), type, what + " type")) return;
   if (type == "spring_damper") {
@@ -519,7 +567,7 @@ void readForce(Reader& r, const YAML::Node& node, int dimension, ForceSpec& out)
 void readGroup(Reader& r, const YAML::Node& node, GroupSpec& out) {
   if (!r.checkMap(node, {"name", "pairs", "body"}, "group")) return;
   out.where = r.where(node);
-  r.text(require(r, node, "name", "group"), out.name, "group name");
+  r.name(require(r, node, "name", "group"), out.name, "group name");
   const std::string what = "group '" + out.name + "'";
   r.text(require(r, node, "body", what), out.body, what + " body");
   const YAML::Node pairs = require(r, node, "pairs", what);
@@ -530,7 +578,7 @@ void readGroup(Reader& r, const YAML::Node& node, GroupSpec& out) {
   }
   for (const YAML::Node& item : pairs) {
     std::string name;
-    if (r.text(item, name, what + " pairs")) out.pairs.push_back(name);
+    if (!r.nullItem(item, what + " pairs") && r.text(item, name, what + " pairs")) out.pairs.push_back(name);
   }
 }
 
@@ -557,8 +605,13 @@ ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_n
                   "the model")) {
     return spec;
   }
-  if (has(root, "name")) r.text(at(root, "name"), spec.name, "name");
-  if (has(root, "description")) spec.description = at(root, "description").as<std::string>("");
+  if (has(root, "name")) r.name(at(root, "name"), spec.name, "name");
+  if (has(root, "description")) {
+    if (at(root, "description").IsScalar())
+      spec.description = at(root, "description").Scalar();
+    else
+      r.error(at(root, "description"), "description: expected text, got ", Reader::describe(at(root, "description")));
+  }
   const YAML::Node dim = require(r, root, "dimension", "the model");
   if (!dim.IsDefined() || dim.IsNull() || !r.integer(dim, spec.dimension, "dimension")) return spec;
   if (spec.dimension != 2 && spec.dimension != 3) {
@@ -611,9 +664,19 @@ std::optional<SourceLocation> firstNonText(const std::string& text, const std::s
   return std::nullopt;
 }
 
-}  // namespace
+[[noreturn]] void fileProblem(const std::string& path, const std::string& what) {
+  throw ModelError({{SourceLocation{path, 0, 0}, what}});
+}
 
-ModelSpec parseModel(const std::string& text, const std::string& file_name) {
+std::string megabytes(std::uintmax_t bytes) {
+  std::ostringstream os;
+  os.precision(3);
+  os << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MB";
+  return os.str();
+}
+
+/// Parses text known to be at most kMaxModelBytes.
+ModelSpec parseModelText(const std::string& text, const std::string& file_name) {
   Reader r(file_name);
   if (const std::optional<SourceLocation> bad = firstNonText(text, file_name))
     throw ModelError({{*bad, "not a text file: the byte here is not UTF-8 text (a binary file?)"}});
@@ -639,12 +702,41 @@ ModelSpec parseModel(const std::string& text, const std::string& file_name) {
   return spec;
 }
 
+}  // namespace
+
+ModelSpec parseModel(const std::string& text, const std::string& file_name) {
+  if (text.size() > kMaxModelBytes)
+    throw ModelError({{SourceLocation{file_name, 0, 0}, "the model is " + megabytes(text.size()) + ", more than the " +
+                                                            megabytes(kMaxModelBytes) + " loopdyn reads"}});
+  try {
+    return parseModelText(text, file_name);
+  } catch (const std::bad_alloc&) {
+    throw ModelError({{SourceLocation{file_name, 0, 0}, "not enough memory to read this model (" +
+                                                            megabytes(text.size()) + " of YAML)"}});
+  }
+}
+
 ModelSpec readModelFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ModelError({{SourceLocation{path, 0, 0}, "cannot open the model file"}});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseModel(text.str(), path);
+  if (path.find('\0') != std::string::npos) fileProblem(printable(path), "the file name holds a NUL byte");
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) fileProblem(path, std::string("cannot open the model file: ") + std::strerror(errno));
+  if (S_ISDIR(info.st_mode)) fileProblem(path, "is a directory, not a model file");
+  // a device (/dev/zero, /dev/urandom) never ends: read only files and pipes (`<(generate)`)
+  if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) fileProblem(path, "is a device, not a model file");
+  if (S_ISREG(info.st_mode) && static_cast<std::uintmax_t>(info.st_size) > kMaxModelBytes)
+    fileProblem(path, "the model file is " + megabytes(static_cast<std::uintmax_t>(info.st_size)) +
+                          ", more than the " + megabytes(kMaxModelBytes) + " loopdyn reads");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fileProblem(path, std::string("cannot open the model file: ") + std::strerror(errno));
+  std::string text;
+  std::array<char, 65536> buffer{};
+  while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
+    text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxModelBytes)
+      fileProblem(path, "the model is more than the " + megabytes(kMaxModelBytes) + " loopdyn reads");
+  }
+  if (in.bad()) fileProblem(path, std::string("cannot read the model file: ") + std::strerror(errno));
+  return parseModel(text, path);
 }
 
 }  // namespace loopdyn::io

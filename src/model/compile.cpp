@@ -260,6 +260,10 @@ Model compile(const ModelSpec& spec, const CompileOptions& options) {
       if (second) driver.second = *second;
       if (first && second && first->body == second->body)
         check.error(ds.where, "driver '", ds.name, "' measures a distance within one body");
+      if (!(ds.profile.lowestValue() > 0))
+        check.error(ds.where, "driver '", ds.name, "' prescribes a distance down to ", ds.profile.lowestValue(),
+                    ": a distance driver must stay positive (at zero length its direction is undefined; hold two "
+                    "points together with a revolute or spherical joint)");
     } else {
       for (std::size_t j = 0; j < spec.joints.size(); ++j)
         if (spec.joints[j].name == ds.joint) driver.joint = static_cast<int>(j);

@@ -122,6 +122,16 @@ ProfileValue Profile::evaluate(Scalar t) const {
   return out;
 }
 
+Scalar Profile::lowestValue() const {
+  switch (kind_) {
+    case Kind::Constant: return coefficients_[0];
+    case Kind::Polynomial: return coefficients_.empty() ? 0 : coefficients_[0];
+    case Kind::Sine: return coefficients_[0] - std::abs(coefficients_[1]);
+    case Kind::Table: return *std::min_element(values_.begin(), values_.end());
+  }
+  return 0;
+}
+
 Scalar Profile::magnitude() const {
   Scalar bound = 0;
   switch (kind_) {

@@ -21,6 +21,52 @@ bool isDriver(const Pair& pair) { return pair.type == "driver"; }
 
 }  // namespace
 
+const std::vector<std::string>& columnGroupNames() {
+  static const std::vector<std::string> names = {"bodies",  "energy", "violation", "coordinates",
+                                                 "joints", "points", "reactions", "efforts"};
+  return names;
+}
+
+ColumnOptions columnOptionsFor(const std::vector<std::string>& groups, const std::string& reactions,
+                               int generalized_velocities, bool relative, std::vector<TrackedPoint> points) {
+  const std::vector<std::string>& known = columnGroupNames();
+  std::vector<std::string> wanted;
+  for (const std::string& g : groups) {
+    if (g == "all" || g == "default") {
+      for (const std::string& k : known)
+        if (g == "all" || k != "joints") wanted.push_back(k);
+    } else {
+      LOOPDYN_CHECK(std::find(known.begin(), known.end(), g) != known.end(), "unknown column group '", g, "'",
+                    didYouMean(g, known));
+      wanted.push_back(g);
+    }
+  }
+  LOOPDYN_CHECK(reactions == "all" || reactions == "world" || reactions == "joint" || reactions == "none",
+                "reactions: expected all, world, joint or none, got '", reactions, "'");
+  const auto has = [&](const char* g) { return std::find(wanted.begin(), wanted.end(), g) != wanted.end(); };
+  ColumnOptions options;
+  options.bodies = has("bodies");
+  options.energy = has("energy");
+  options.violation = has("violation");
+  options.efforts = has("efforts");
+  options.all_joints = has("joints");
+  options.generalized_velocities = has("coordinates") ? generalized_velocities : 0;
+  // (every joint's coordinates include the tree joints' that a relative run integrates)
+  options.joint_coordinates = relative && has("coordinates") && !has("joints");
+  options.world_reactions = has("reactions") && (reactions == "all" || reactions == "world");
+  options.joint_reactions = has("reactions") && (reactions == "all" || reactions == "joint");
+  if (has("points")) options.points = std::move(points);
+  return options;
+}
+
+UniquenessReport uniquenessMarks(const Model& model, const State& x0, const ColumnOptions& options, bool always) {
+  if (!columnsReadUniqueness(model, options) && !always) return {};
+  KinematicsWorkspace kin(model);
+  UniquenessOptions uniqueness_options;
+  uniqueness_options.methods = {UniquenessMethod::QR};
+  return analyzeReactionUniquenessNear(model, kin, x0, uniqueness_options);
+}
+
 bool columnsReadUniqueness(const Model& model, const ColumnOptions& options) {
   const bool drivers = std::any_of(model.pairs().begin(), model.pairs().end(), isDriver);
   return options.world_reactions || options.joint_reactions || (options.efforts && drivers);

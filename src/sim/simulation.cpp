@@ -247,15 +247,65 @@ Scalar projectionTrigger(ode::Method method) { return method == ode::Method::Ada
 Scalar defaultAbsoluteTolerance(Scalar rtol) { return 1e-2 * rtol; }
 
 Scalar energyTolerance(const SimulationOptions& options) {
-  if (options.energy_tolerance > 0) return options.energy_tolerance;
+  if (options.energy_tolerance > 0) return std::min(options.energy_tolerance, kMaxEnergyDrift);
   if (options.integrator == ode::Method::Rk4) return 1e-3;
-  return std::max(1e4 * options.ode.rtol, 1e-6);
+  return std::clamp(1e4 * options.ode.rtol, 1e-6, kMaxEnergyDrift);
+}
+
+namespace {
+
+std::string numberText(Scalar x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
+/// "" when x is finite and above (positive) or at least (else) zero.
+std::string signProblem(Scalar x, bool positive) {
+  if (!std::isfinite(x)) return "must be a finite number, got " + numberText(x);
+  if (positive ? !(x > 0) : !(x >= 0)) return std::string("must be ") + (positive ? "greater than 0" : "0 or more") + ", got " + numberText(x);
+  return {};
+}
+
+}  // namespace
+
+std::optional<OptionProblem> simulationOptionsProblem(const SimulationOptions& options, Scalar t0) {
+  const auto problem = [](const char* option, std::string message) {
+    return message.empty() ? std::nullopt : std::optional<OptionProblem>(OptionProblem{option, std::move(message)});
+  };
+  const Scalar span = options.t_end - t0;
+  const std::pair<const char*, std::string> checks[] = {
+      {"t_end", signProblem(span, true)},
+      {"sample", signProblem(options.sample_interval, true)},
+      {"rtol", signProblem(options.ode.rtol, true)},
+      {"atol", signProblem(options.ode.atol, true)},
+      {"max_step", signProblem(options.ode.max_step, false)},
+      {"step", signProblem(options.ode.fixed_step, options.integrator == ode::Method::Rk4)},
+      {"baumgarte_alpha", signProblem(options.baumgarte_alpha, false)},
+      {"baumgarte_beta", signProblem(options.baumgarte_beta, false)},
+      {"projection_tolerance", signProblem(options.projection_tolerance, false)},
+      {"energy_tolerance", signProblem(options.energy_tolerance, false)},
+  };
+  for (const auto& [option, message] : checks)
+    if (auto p = problem(option, message)) return p;
+  if (options.ode.rtol < kMinRtol || options.ode.rtol > kMaxRtol)
+    return problem("rtol", "must be between " + numberText(kMinRtol) + " (100 machine epsilons) and " +
+                               numberText(kMaxRtol) + ", got " + numberText(options.ode.rtol));
+  if (span / options.sample_interval > kMaxSamples)
+    return problem("sample", "asks for " + numberText(span / options.sample_interval) + " samples, more than " +
+                                 numberText(kMaxSamples) + ": sample less often");
+  if (options.integrator == ode::Method::Rk4 && span / options.ode.fixed_step > static_cast<Scalar>(options.ode.max_steps))
+    return problem("step", "asks for " + numberText(span / options.ode.fixed_step) + " steps, more than " +
+                               std::to_string(options.ode.max_steps) + ": take a longer step");
+  return std::nullopt;
 }
 
 SimulationResult simulate(const Model& model, Formulation& formulation, const State& x0,
                           const SimulationOptions& options,
                           const std::function<void(const Sample&, const DynamicsWorkspace&)>& on_sample) {
   const auto start = std::chrono::steady_clock::now();
+  if (const std::optional<OptionProblem> problem = simulationOptionsProblem(options, x0.t))
+    throw InvalidArgument(problem->option + ": " + problem->message);
   SimulationResult result;
   formulation.baumgarte = options.stabilization == Stabilization::Baumgarte
                               ? Baumgarte{options.baumgarte_alpha, options.baumgarte_beta}
@@ -336,7 +386,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   // constraints with the dynamics evaluated there
   Sample sample;
   Scalar energy_max_T = 0, energy_V0 = 0, energy_dV = 0;
-  Scalar energy_drift_time = x0.t, step_violation_time = x0.t;  // where the checks' maxima are
+  Scalar energy_drift_time = x0.t, step_violation_time = x0.t, sample_violation_time = x0.t;  // where the checks' maxima are
   // (inside the step across a singular configuration the sample's state is the collocation's,
   // not the integrator's: its drift says nothing about the integration and is not counted)
   auto emit = [&](Scalar t, const VecX& y, bool in_crossing = false) {
@@ -368,6 +418,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
       energy_drift_time = sample.x.t;
     }
     if (!in_crossing) {
+      if (sample.position_violation > result.max_position_violation) sample_violation_time = sample.x.t;
       result.max_position_violation = std::max(result.max_position_violation, sample.position_violation);
       result.max_velocity_violation = std::max(result.max_velocity_violation, sample.velocity_violation);
     }
@@ -835,17 +886,19 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
        << "): the result is not trustworthy";
     result.fail(RunStatus::EnergyDrift, energy_drift_time, os.str());
   }
-  const Scalar violation_limit = kPostponeFactor * tolerance;
-  if (result.ok && options.stabilization == Stabilization::Projection &&
-      result.max_step_position_violation > violation_limit) {
-    // (at the step ends: between them the samples' violation also holds the interpolation error of
-    // the integrator's dense output, up to 140 x the trigger for a fully driven Stewart platform
-    // whose step ends stay below it)
+  // (at the step ends with projection: between them the samples' violation also holds the
+  // interpolation error of the integrator's dense output, up to 140 x the trigger for a fully
+  // driven Stewart platform whose step ends stay below it; without projection, at the samples)
+  const bool projecting = options.stabilization == Stabilization::Projection;
+  const Scalar violation_limit = projecting ? std::min(kPostponeFactor * tolerance, kMaxStepViolation) : kMaxStepViolation;
+  const Scalar violation = projecting ? result.max_step_position_violation : result.max_position_violation;
+  if (result.ok && violation > violation_limit) {
     std::ostringstream os;
-    os << "the integrated positions violated the constraints by " << result.max_step_position_violation
-       << " (scaled) at a step's end, above " << violation_limit << " (" << kPostponeFactor
-       << " x the projection trigger) at " << timeLabel(step_violation_time);
-    result.fail(RunStatus::ConstraintViolation, step_violation_time, os.str());
+    os << "the integrated positions violated the constraints by " << violation << " (scaled) at "
+       << (projecting ? "a step's end" : "a sample") << ", above " << violation_limit << " ("
+       << (projecting ? "the smaller of 100 x the projection trigger and " : "") << kMaxStepViolation
+       << " of the characteristic length) at " << timeLabel(projecting ? step_violation_time : sample_violation_time);
+    result.fail(RunStatus::ConstraintViolation, projecting ? step_violation_time : sample_violation_time, os.str());
   }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

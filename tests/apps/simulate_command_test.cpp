@@ -514,6 +514,13 @@ TEST(SimulateCommand, NumbersOutOfRangeAreUsageErrorsWithPlainMessages) {
       {"--t-end 1 --sample 0", "--sample: must be greater than 0, got 0"},
       {"--t-end 1 --max-step -1", "--max-step: must be 0 or more, got -1"},
       {"--t-end one", "--t-end: expected a number, got 'one'"},
+      // the ranges every door shares (issue 45: --rtol 1 completed with 70 % of the energy gone,
+      // --sample 1e-20 overflowed its sample count and wrote 2 rows)
+      {"--t-end 1 --rtol 1", "--rtol: must be between 2.22045e-14 (100 machine epsilons) and 0.1, got 1"},
+      {"--t-end 1 --rtol 1e308", "--rtol: must be between"},
+      {"--t-end 1 --rtol 1e-16", "--rtol: must be between"},
+      {"--t-end 1 --sample 1e-20", "--sample: asks for 1e+20 samples, more than 1e+08"},
+      {"--t-end 1 --integrator rk4 --step 1e-12", "--step: asks for 1e+12 steps"},
   };
   for (const auto& [options, message] : cases) {
     const test::CliRun r = test::runCli("simulate " + model + " " + options + " --out " + (dir / "a.csv").string());

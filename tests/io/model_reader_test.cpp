@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cstdlib>
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -87,6 +91,41 @@ TEST(ModelReader, BrokenFilesGiveLocatedErrors) {
 
 TEST(ModelReader, MissingFileIsAModelError) {
   EXPECT_THROW(io::readModelFile("/nonexistent/model.yaml"), ModelError);
+}
+
+/// The message of the ModelError that reading `path` throws ("" when it reads).
+std::string readingError(const std::string& path) {
+  try {
+    io::readModelFile(path);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// Devices never end (/dev/zero was read until out of memory), directories are not models, a path
+// cut at a NUL byte named another file, and a 100 MB model used 7.7 GB before std::bad_alloc.
+TEST(ModelReader, ReadsFilesAndPipesOfBoundedSizeOnly) {
+  EXPECT_NE(readingError("/dev/zero").find("/dev/zero: error: is a device, not a model file"), std::string::npos);
+  EXPECT_NE(readingError(LOOPDYN_MODELS_DIR).find("is a directory"), std::string::npos);
+  const std::string model = test::modelPath("four_bar_planar");
+  EXPECT_NE(readingError(model + std::string(1, '\0') + "x").find("the file name holds a NUL byte"), std::string::npos);
+  const std::string big(io::kMaxModelBytes + 1, ' ');
+  try {
+    io::parseModel(big, "big.yaml");
+    ADD_FAILURE() << "no error";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("big.yaml: error: the model is 64 MB, more than the 64 MB loopdyn reads"),
+              std::string::npos)
+        << e.what();
+  }
+  // a pipe (a shell's <(generate)) is read
+  const fs::path fifo = fs::temp_directory_path() / "loopdyn_model_reader_fifo.yaml";
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(std::system(("cat " + model + " > " + fifo.string() + " &").c_str()), 0);
+  EXPECT_EQ(readingError(fifo.string()), "");
+  fs::remove(fifo);
 }
 
 }  // namespace

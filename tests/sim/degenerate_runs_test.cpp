@@ -1,6 +1,7 @@
-// Runs at and next to singular configurations of mechanisms without freedom, the fuzzer's findings
-// of issue 45 (tests/data/reproducers): every formulation ends them with a status -- no crash, no
-// exception from inside the run -- and a run that says it completed has every sample.
+// Runs at the edges (issue 45): at and next to singular configurations of mechanisms without
+// freedom, the fuzzer's findings (tests/data/reproducers) -- every formulation ends them with a
+// status, no crash, no exception from inside the run, and a run that says it completed has every
+// sample --, and at tolerances loose enough to switch the checks off, which they no longer do.
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <tuple>
 
 #include "loopdyn/loopdyn.hpp"
+#include "test_models.hpp"
 
 namespace loopdyn {
 namespace {
@@ -89,6 +91,25 @@ TEST(NearASingularConfiguration, EliminationFollowsTheMotionOfLagrangeWithEveryI
     // crank1.x, column 1: within the integrators' accuracy of the reference
     EXPECT_LT((run.values.col(1) - reference.values.col(1)).cwiseAbs().maxCoeff(), 1e-5) << integrator;
   }
+}
+
+// The checks hold at any tolerance (issue 45): `--rtol 1` completed with 70 % of the energy gone,
+// because the energy check allowed 1e4 rtol of the energy scale. Now it allows at most 1 %, the
+// step ends' constraint violation at most 1 % of L, and rtol is at most 0.1.
+TEST(Simulation, LooseTolerancesDoNotSwitchTheChecksOff) {
+  const Model model = test::loadModel("double_four_bar");
+  SimulationRequest request;
+  request.t_end = 3;
+  request.rtol = 0.1;
+  const Trajectory loose = simulateModel(model, request);
+  EXPECT_FALSE(loose.result.ok);
+  EXPECT_EQ(loose.result.status, RunStatus::EnergyDrift) << loose.result.failure;
+  request.rtol = 1e-3;
+  request.atol = 1;  // (the error control weighs nothing: atol above every coordinate)
+  const Trajectory uncontrolled = simulateModel(model, request);
+  EXPECT_FALSE(uncontrolled.result.ok) << "energy drift " << uncontrolled.result.energy_drift_max;
+  request.rtol = 1;
+  EXPECT_THROW(simulateModel(model, request), InvalidArgument);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 /// Because C_s is dimensionless, the decision does not change with the units of length.
 
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
@@ -29,6 +30,16 @@ struct RankOptions {
   Scalar sample_step = 0.05;
   unsigned seed = 20261122;
 };
+
+/// "" when x lies strictly between 0 and 1 (a relative threshold), else what is wrong.
+std::string fractionProblem(Scalar x);
+
+/// Nearby configurations sampled at most (each one an assembly and a QR of C).
+inline constexpr int kMaxGenericSamples = 1000;
+
+/// The first option out of its range (common/errors.hpp): samples (generic_samples, 0 to
+/// kMaxGenericSamples), threshold (rank_threshold, between 0 and 1), or nothing.
+std::optional<OptionProblem> rankOptionsProblem(const RankOptions& options);
 
 struct RankReport {
   int bodies = 0;

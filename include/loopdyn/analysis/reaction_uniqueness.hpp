@@ -9,6 +9,7 @@
 /// output. Everything here holds at the given configuration: at a singular configuration the
 /// answer can differ from the one at neighbouring configurations (see RankReport::singular).
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,8 +99,13 @@ struct UniquenessReport {
   Scalar smallestMargin() const;
 };
 
+/// The first option out of its range (common/errors.hpp): method (none chosen), threshold
+/// (rank_threshold), uniqueness_threshold (both strictly between 0 and 1), or nothing.
+std::optional<OptionProblem> uniquenessOptionsProblem(const UniquenessOptions& options);
+
 /// Runs the uniqueness analysis at state x (assumed assembled). Evaluates the constraints into
-/// ws. Throws InvalidArgument for an empty method list or wrong state sizes.
+/// ws. Throws InvalidArgument for options out of range (uniquenessOptionsProblem) or wrong state
+/// sizes.
 UniquenessReport analyzeReactionUniqueness(const Model& model, KinematicsWorkspace& ws, const State& x,
                                            const UniquenessOptions& options = {});
 

@@ -15,6 +15,13 @@ class InvalidArgument : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// An option of a request out of its range: which (named as in the library's request structs and
+/// the Python module: t_end, rtol, samples, threshold, ...; each door spells it its own way) and
+/// what is wrong. Every door checks the same ranges with the same functions.
+struct OptionProblem {
+  std::string option, message;
+};
+
 /// Where in a model file something was written; line and column are 1-based, 0 when unknown.
 struct SourceLocation {
   std::string file;
@@ -26,12 +33,17 @@ struct SourceLocation {
   std::string str() const;
 };
 
+/// `text` with its control characters written as escapes (a line break as backslash-n, a tab as
+/// backslash-t, any other as backslash-x and two hex digits): a line of a diagnostic stays one line
+/// whatever a model's names hold.
+std::string printable(const std::string& text);
+
 /// One problem found in a model: where it is and what is wrong.
 struct Diagnostic {
   SourceLocation where;
   std::string message;
 
-  /// "file:line:col: error: message", the form compilers use.
+  /// "file:line:col: error: message", the form compilers use; one line (printable).
   std::string str() const;
 };
 

@@ -36,6 +36,10 @@ class Profile {
   /// A bound on |f|, |f'| and |f''| (polynomials: on 0 <= t <= 1; they grow beyond it), so
   /// that a model can refuse profiles whose values or rates overflow the equations.
   Scalar magnitude() const;
+  /// The smallest value f takes: exact for constants and sines, the smallest knot for tables (the
+  /// spline between knots may dip a little lower), f(0) for polynomials (unbounded for t > 0).
+  /// A distance driver must stay positive: at zero length its direction is undefined.
+  Scalar lowestValue() const;
   /// One-word description of the kind, as used in model files.
   std::string kindName() const;
 

@@ -68,9 +68,28 @@ struct ColumnOptions {
   bool mark_non_unique = false;      ///< append `*` to the non-unique columns' names
 };
 
+/// The column groups a run can be asked for (`simulate --columns`, SimulationRequest::columns):
+/// bodies, energy, violation, coordinates (u.* and a relative run's joint coordinates), joints
+/// (every joint's coordinates), points, reactions, efforts; "default" stands for all but joints,
+/// "all" for every one.
+const std::vector<std::string>& columnGroupNames();
+
+/// The options for `groups` (names of columnGroupNames, or "default"/"all") with the reaction
+/// axes `reactions` (all, world, joint, none), for a run whose formulation has
+/// `generalized_velocities` (Formulation::generalizedVelocityCount) and is `relative` or not;
+/// points as given. Throws InvalidArgument naming an unknown group or reaction choice.
+ColumnOptions columnOptionsFor(const std::vector<std::string>& groups, const std::string& reactions,
+                               int generalized_velocities, bool relative, std::vector<TrackedPoint> points = {});
+
 /// Whether columns of these options carry uniqueness marks (reactions, or drivers' efforts): only
 /// then does SampleColumns read its uniqueness report, which may otherwise be empty.
 bool columnsReadUniqueness(const Model& model, const ColumnOptions& options);
+
+/// The uniqueness report that decides the marks (QR decides; paper 001, eq. (27)): at x0 and near
+/// it on the motion (analyzeReactionUniquenessNear: what is unique only at the initial
+/// configuration is marked), or empty where no column reads it and `always` is false (on the
+/// 64-loop ladder the report was 41 % of a short run's instructions: dense QRs of the 386-row C).
+UniquenessReport uniquenessMarks(const Model& model, const State& x0, const ColumnOptions& options, bool always = false);
 
 class SampleColumns {
  public:

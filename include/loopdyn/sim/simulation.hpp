@@ -44,6 +44,7 @@
 ///   removes); no right-hand side is non-finite.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,9 +101,28 @@ struct SimulationOptions {
   bool multipliers = true;
 };
 
-/// The default energy check: 1e4 rtol (errors accumulate over the steps), at least 1e-6; 1e-3
-/// for rk4, which has no error control.
+/// The default energy check: 1e4 rtol (errors accumulate over the steps), at least 1e-6, at most
+/// kMaxEnergyDrift; 1e-3 for rk4, which has no error control.
 Scalar energyTolerance(const SimulationOptions& options);
+
+/// The checks hold at any tolerance: a run whose energy balance drifts by more than this share of
+/// its energy scale, or whose positions leave the constraints by more than this share of the
+/// characteristic length at a step's end, never counts as completed (`--rtol 1` completed with
+/// 70 % of the energy gone).
+inline constexpr Scalar kMaxEnergyDrift = 1e-2;
+inline constexpr Scalar kMaxStepViolation = 1e-2;
+
+/// The ranges of a simulation's numbers, the same at every door (CLI, Python, facade). rtol below
+/// 100 machine epsilons asks for digits a double does not have; above 0.1 for none.
+inline constexpr Scalar kMinRtol = 2.220446049250313e-14;
+inline constexpr Scalar kMaxRtol = 0.1;
+/// Samples of one run (t_end / sample): beyond it the output, not the run, is the problem.
+inline constexpr Scalar kMaxSamples = 1e8;
+
+/// The first option (common/errors.hpp: t_end, sample, rtol, atol, max_step, step, baumgarte_alpha,
+/// baumgarte_beta, projection_tolerance, energy_tolerance) of `options` out of its range for a run from t0, or nothing. simulate()
+/// refuses such options (InvalidArgument); the doors ask first, to name their own spelling.
+std::optional<OptionProblem> simulationOptionsProblem(const SimulationOptions& options, Scalar t0);
 
 /// One output sample: the state at an exact sample time, projected onto the constraints, and
 /// everything derived from it.
@@ -178,7 +198,8 @@ struct SimulationResult {
 
 /// Integrates from x0 (assembled) to options.t_end, calling on_sample at t = 0, dt, 2 dt, ...,
 /// t_end. Sets formulation.baumgarte from options.stabilization. The dynamics workspace passed to on_sample holds the evaluation at that sample (for
-/// reactions). Never throws for numerical trouble: see SimulationResult::failure.
+/// reactions). Never throws for numerical trouble: see SimulationResult::failure; throws
+/// InvalidArgument for options out of range (simulationOptionsProblem).
 SimulationResult simulate(const Model& model, Formulation& formulation, const State& x0,
                           const SimulationOptions& options,
                           const std::function<void(const Sample&, const DynamicsWorkspace&)>& on_sample);

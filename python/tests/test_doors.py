@@ -1,0 +1,107 @@
+"""The Python door refuses what the command line refuses (issue 45): the same ranges, checked by the
+same library functions, with messages that start with the argument's name; bad files and bad names
+raise ModelError; a run that fails inside returns its status instead of ending the interpreter."""
+
+import math
+import os
+import unittest
+
+import loopdyn
+
+MODELS = os.environ["LOOPDYN_MODELS_DIR"]
+DATA = os.environ["LOOPDYN_TEST_DATA_DIR"]
+
+PENDULUM = """name: {name}
+dimension: 2
+gravity: [0, -9.81]
+ground: {{markers: [{{name: O, position: [0, 0]}}]}}
+bodies:
+  - {{name: {body}, mass: 1, inertia: 0.1, position: [0.5, 0], markers: [{{name: e, position: [-0.5, 0]}}]}}
+joints:
+  - {{name: O, type: revolute, between: [ground.O, {body}.e]}}
+"""
+
+
+def four_bar():
+    return loopdyn.load(os.path.join(MODELS, "four_bar_planar.yaml"))
+
+
+class Ranges(unittest.TestCase):
+    def assert_refused(self, argument, call):
+        with self.assertRaises(loopdyn.InvalidArgument) as caught:
+            call()
+        self.assertTrue(str(caught.exception).startswith(argument + ":"), str(caught.exception))
+
+    def test_simulation_numbers_out_of_range(self):
+        model = four_bar()
+        for argument, value in [("t_end", math.inf), ("t_end", math.nan), ("t_end", 0.0), ("sample", math.inf),
+                                ("sample", 1e-300), ("rtol", math.inf), ("rtol", 1.0), ("rtol", 1e-300),
+                                ("atol", math.inf), ("atol", -1.0), ("max_step", math.inf), ("step", -1.0)]:
+            with self.subTest(argument=argument, value=value):
+                kwargs = {"t_end": 0.1, argument: value}
+                self.assert_refused(argument, lambda: loopdyn.simulate(model, **kwargs))
+        for argument, value in [("reactions", "some"), ("stabilization", "magic"), ("threads", 0)]:
+            with self.subTest(argument=argument):
+                self.assert_refused(argument, lambda: loopdyn.simulate(model, t_end=0.1, **{argument: value}))
+        with self.assertRaises(loopdyn.InvalidArgument):
+            loopdyn.simulate(model, t_end=0.1, columns=["bodies", "nonsense"])
+
+    def test_analysis_numbers_out_of_range(self):
+        model = four_bar()
+        for argument, value in [("samples", -1), ("samples", 10**9), ("threshold", math.inf), ("threshold", 2.0),
+                                ("uniqueness_threshold", 0.0), ("uniqueness_threshold", math.nan)]:
+            with self.subTest(argument=argument, value=value):
+                self.assert_refused(argument, lambda: model.analyze(**{argument: value}))
+
+    def test_a_trajectory_too_large_to_hold_is_refused_before_the_run(self):
+        # 10^7 samples of the four-bar's 70-odd columns: more than 10^8 values in memory
+        self.assert_refused("sample", lambda: loopdyn.simulate(four_bar(), t_end=1e5, sample=0.01))
+
+    def test_the_requested_columns_and_reactions_are_written(self):
+        run = loopdyn.simulate(four_bar(), t_end=0.1, columns=["bodies", "reactions"], reactions="joint")
+        self.assertTrue(run.ok, run.failure)
+        self.assertNotIn("energy.kinetic", run.columns)
+        self.assertTrue(any(name.endswith(".joint.Fx") for name in run.columns))
+        self.assertFalse(any("@" in name and ".joint." not in name for name in run.columns))
+
+
+class Files(unittest.TestCase):
+    def test_a_path_with_a_nul_byte_is_refused_not_cut(self):
+        path = os.path.join(MODELS, "four_bar_planar.yaml")
+        with self.assertRaises(loopdyn.ModelError) as caught:
+            loopdyn.load(path + "\0.junk")
+        self.assertIn("NUL", str(caught.exception))
+
+    def test_devices_and_directories_are_not_read(self):
+        for path, says in [("/dev/zero", "is a device"), (MODELS, "is a directory")]:
+            with self.subTest(path=path):
+                with self.assertRaises(loopdyn.ModelError) as caught:
+                    loopdyn.load(path)
+                self.assertIn(says, str(caught.exception))
+
+    def test_names_cannot_forge_a_diagnostic_line_or_split_a_column(self):
+        for name, body in [('"p\\nx.yaml:1:1: error: forged"', "bar"), ("p", '"b,ar"'), ("p", "b.ar")]:
+            with self.subTest(name=name, body=body):
+                with self.assertRaises(loopdyn.ModelError) as caught:
+                    loopdyn.Model.from_yaml(PENDULUM.format(name=name, body=body), "m.yaml")
+                lines = str(caught.exception).split("\n")
+                self.assertEqual(len(lines), 1, lines)
+                self.assertTrue(lines[0].startswith("m.yaml:"), lines)
+
+
+class Runs(unittest.TestCase):
+    def test_leaving_a_singular_configuration_without_freedom_returns_a_status(self):
+        # segfaulted inside describePassage and took the interpreter with it
+        model = loopdyn.load(os.path.join(DATA, "reproducers", "crash_drivers_collinear.yaml"))
+        for method in ("lagrange", "dca", "hdca"):
+            with self.subTest(method=method):
+                run = loopdyn.simulate(model, t_end=0.2, method=method)
+                if run.ok:
+                    self.assertEqual(len(run.t), 21)
+                else:
+                    self.assertNotEqual(run.status, "completed")
+                    self.assertTrue(run.failure)
+
+
+if __name__ == "__main__":
+    unittest.main()
