@@ -17,20 +17,42 @@ namespace {
 
 using Dca = DivideAndConquer;
 
+/// A square-root factor of a child's articulated inverse inertia: L L^T = Phi (positive
+/// semidefinite), from its eigen-decomposition without the eigenvalues at or below
+/// kGramPivotThreshold of the largest: those are Phi's own null directions (handle motions the
+/// subassembly does not allow), computed with rounding up to 3e-13 relative (four_bar_spatial),
+/// whose square roots would enter R as 5e-7; a genuine ratio that small would take inertias 1e10
+/// apart.
+MatX squareRootFactor(const MatX& Phi) {
+  if (Phi.rows() == 0) return MatX(0, 0);
+  const Eigen::SelfAdjointEigenSolver<MatX> eigen(0.5 * (Phi + Phi.transpose()));
+  const VecX& values = eigen.eigenvalues();  // ascending
+  const Scalar cut = kGramPivotThreshold * std::max(values.cwiseAbs().maxCoeff(), Scalar{0});
+  Eigen::Index defect = 0;
+  while (defect < values.size() && values(defect) <= cut) ++defect;
+  const Eigen::Index kept = values.size() - defect;
+  return eigen.eigenvectors().rightCols(kept) * values.tail(kept).cwiseSqrt().asDiagonal();
+}
+
 /// A node's joint equations split by child: W = sum_s J_s Phi_s J_s^T (paper 000, eq. (7)'s
-/// S^T V S in constraint-row form; at the ground node, eq. (22)'s G), with its eigen-decomposition:
-/// the null space Z (eigenvalues at or below kGramPivotThreshold times the largest, the DCA's own
-/// rank decision) and the pseudo-inverse on the rest.
+/// S^T V S in constraint-row form; at the ground node, eq. (22)'s G), held as its square-root
+/// factor R = [J_0 L_0, J_1 L_1] (W = R R^T): W squares the conditioning of the constraint rows,
+/// so a rank threshold on W decides at the square of the one on C (a four-bar 1e-6 off its flat
+/// pose looked singular: issue 46). From R's singular values: the null space Z (at or below
+/// rank_threshold times the largest, as the absolute route's test on C) and the pseudo-inverse
+/// of W on the rest.
 struct NodeEquations {
   std::array<MatX, 2> J;  ///< rows x (child handles * d), per child
-  MatX W, Z, W_plus;
+  MatX R, Z, W_plus;
 };
 
-NodeEquations nodeEquations(const Dca& dca, const Dca::Node& node) {
+NodeEquations nodeEquations(const Dca& dca, const Dca::Node& node, Scalar rank_threshold) {
   const int d = dca.blockSize();
   NodeEquations e;
+  std::array<MatX, 2> L;
   for (int s = 0; s < 2; ++s) {
     const int child = node.children[static_cast<std::size_t>(s)];
+    if (child >= 0) L[static_cast<std::size_t>(s)] = squareRootFactor(dca.nodes()[static_cast<std::size_t>(child)].Phi);
     const Eigen::Index columns = child < 0 ? 0 : dca.nodes()[static_cast<std::size_t>(child)].Phi.rows();
     e.J[static_cast<std::size_t>(s)].setZero(node.rows, columns);
   }
@@ -43,25 +65,20 @@ NodeEquations nodeEquations(const Dca& dca, const Dca::Node& node) {
           c.J.block(0, 6 * slot, c.rows, d);
     }
   }
-  e.W.setZero(node.rows, node.rows);
-  for (int s = 0; s < 2; ++s) {
-    const int child = node.children[static_cast<std::size_t>(s)];
-    if (child < 0 || node.rows == 0) continue;
-    const MatX& J = e.J[static_cast<std::size_t>(s)];
-    e.W.noalias() += J * dca.nodes()[static_cast<std::size_t>(child)].Phi * J.transpose();
-  }
-  e.W = (0.5 * (e.W + e.W.transpose())).eval();
+  e.R.setZero(node.rows, L[0].cols() + L[1].cols());
+  if (L[0].cols() > 0) e.R.leftCols(L[0].cols()) = e.J[0] * L[0];
+  if (L[1].cols() > 0) e.R.rightCols(L[1].cols()) = e.J[1] * L[1];
   e.W_plus.setZero(node.rows, node.rows);
   e.Z.resize(node.rows, 0);
   if (node.rows == 0) return e;
-  const Eigen::SelfAdjointEigenSolver<MatX> eigen(e.W);
-  const VecX& values = eigen.eigenvalues();  // ascending
-  const Scalar cut = kGramPivotThreshold * std::max(values.cwiseAbs().maxCoeff(), std::numeric_limits<Scalar>::min());
-  int defect = 0;
-  while (defect < node.rows && values(defect) <= cut) ++defect;
-  e.Z = eigen.eigenvectors().leftCols(defect);
-  const auto V = eigen.eigenvectors().rightCols(node.rows - defect);
-  e.W_plus = V * values.tail(node.rows - defect).cwiseInverse().asDiagonal() * V.transpose();
+  const Eigen::JacobiSVD<MatX> svd(e.R, Eigen::ComputeFullU);
+  const VecX& sigma = svd.singularValues();  // descending, min(rows, columns) of them
+  const Scalar cut = rank_threshold * std::max(sigma.size() > 0 ? sigma(0) : Scalar{0}, std::numeric_limits<Scalar>::min());
+  Eigen::Index rank = 0;
+  while (rank < sigma.size() && sigma(rank) > cut) ++rank;
+  const auto U = svd.matrixU();
+  e.Z = U.rightCols(node.rows - rank);
+  e.W_plus = U.leftCols(rank) * sigma.head(rank).cwiseAbs2().cwiseInverse().asDiagonal() * U.leftCols(rank).transpose();
   return e;
 }
 
@@ -167,7 +184,9 @@ bool DcaUniquenessReport::stepsComplete() const {
 
 bool DcaUniquenessReport::stepsAgreeWithNullSpace() const {
   return std::all_of(pairs.begin(), pairs.end(), [](const DcaPairDecision& p) {
-    return p.step == DcaStep::Open || p.unique == p.null_space_unique;
+    // (every multiplier unique makes the reaction unique: the report never says both)
+    const bool components = std::all_of(p.components.begin(), p.components.end(), [](bool c) { return c; });
+    return (p.step == DcaStep::Open || p.unique == p.null_space_unique) && (p.unique || !components);
   });
 }
 
@@ -185,7 +204,7 @@ DcaUniquenessReport analyzeReactionUniquenessDca(const Model& model, const State
 
   std::vector<NodeEquations> equations(dca.nodes().size());
   for (std::size_t n = 0; n < dca.nodes().size(); ++n)
-    if (dca.nodes()[n].children[0] >= 0) equations[n] = nodeEquations(dca, dca.nodes()[n]);
+    if (dca.nodes()[n].children[0] >= 0) equations[n] = nodeEquations(dca, dca.nodes()[n], options.rank_threshold);
 
   DcaUniquenessReport report;
   const std::size_t np = model.pairs().size();
@@ -211,14 +230,16 @@ DcaUniquenessReport analyzeReactionUniquenessDca(const Model& model, const State
 
   // step 2: the multijoint connection between the complete assembly and ground, G (eq. (22))
   const Dca::Node& ground = dca.nodes()[static_cast<std::size_t>(dca.groundNode())];
-  const MatX& G = equations[static_cast<std::size_t>(dca.groundNode())].W;
+  // (the tests on G's square-root factor R, G = R R^T, row for row: the same null space, at C's
+  // conditioning instead of its square)
+  const MatX& R = equations[static_cast<std::size_t>(dca.groundNode())].R;
   DcaGroundConnection& gc = report.ground;
   gc.size = ground.rows;
   gc.smallest_margin = std::numeric_limits<Scalar>::infinity();
   if (ground.rows > 0) {
     std::vector<UniquenessTest> tests;
     for (UniquenessMethod method : options.methods) {
-      tests.emplace_back(method, G, options.rank_threshold, options.uniqueness_threshold);
+      tests.emplace_back(method, R, options.rank_threshold, options.uniqueness_threshold);
       gc.ranks.push_back(tests.back().rank());
     }
     const auto element = [&](std::vector<int> equations_of_C, std::vector<int> rows_of_G, auto reaction) {
@@ -253,7 +274,7 @@ DcaUniquenessReport analyzeReactionUniquenessDca(const Model& model, const State
     std::vector<Group> groups = model.groups();
     groups.insert(groups.end(), options.extra_groups.begin(), options.extra_groups.end());
     for (const Group& group : groups) {
-      MatX K = MatX::Zero(G.rows(), G.cols());
+      MatX K = MatX::Zero(R.cols(), R.rows());  // y = sum over the group's rows g of R_g^T lambda_g
       std::vector<int> equations_of_C, rows_of_G;
       bool at_ground = true;
       for (int index : group.pairs) {
@@ -262,7 +283,7 @@ DcaUniquenessReport analyzeReactionUniquenessDca(const Model& model, const State
           const int g = row_in_G[static_cast<std::size_t>(row)];
           at_ground = at_ground && g >= 0;
           if (g < 0) continue;
-          K.col(g) = G.col(g);
+          K.col(g) = R.row(g).transpose();
           equations_of_C.push_back(row);
           rows_of_G.push_back(g);
         }

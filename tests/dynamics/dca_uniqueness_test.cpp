@@ -8,6 +8,8 @@
 
 #include <map>
 #include <random>
+#include <sstream>
+#include <string>
 
 #include <algorithm>
 
@@ -130,6 +132,60 @@ INSTANTIATE_TEST_SUITE_P(
                       "redundant_pendulum", "rssr", "slider_crank", "spatial_parallelogram", "stewart_platform",
                       "three_rpr", "three_rpr_singular"),
     [](const auto& info) { return info.param; });
+
+/// Paper 000's four-bar O1-A-B-O2 with pin A lifted `delta` off the line of the other three pins
+/// (../shared/reproducers/four_bar_near_flat.py): regular, `delta` from its flat singular pose.
+Model nearFlatFourBar(Scalar delta) {
+  std::string yaml = "dimension: 2\ngravity: [0, -9.81]\nground: {markers: [{name: o1, position: [0, 0]}, "
+                     "{name: o2, position: [1.5, 0]}]}\nbodies:\n";
+  const auto body = [&](const char* name, Vec3 p, Vec3 q) {
+    const Vec3 c = 0.5 * (p + q);
+    std::ostringstream os;
+    os.precision(17);
+    os << "  - {name: " << name << ", mass: 1, inertia: 0.1, position: [" << c.x() << ", " << c.y()
+       << "], markers: [{name: p, position: [" << p.x() - c.x() << ", " << p.y() - c.y() << "]}, {name: q, position: ["
+       << q.x() - c.x() << ", " << q.y() - c.y() << "]}]}\n";
+    yaml += os.str();
+  };
+  const Vec3 O1(0, 0, 0), A(1, delta, 0), B(2, 0, 0), O2(1.5, 0, 0);
+  body("crank", O1, A);
+  body("coupler", A, B);
+  body("rocker", B, O2);
+  yaml += "joints:\n  - {name: J1, type: revolute, between: [ground.o1, crank.p]}\n"
+          "  - {name: J2, type: revolute, between: [crank.q, coupler.p]}\n"
+          "  - {name: J3, type: revolute, between: [coupler.q, rocker.p]}\n"
+          "  - {name: J4, type: revolute, between: [rocker.q, ground.o2]}\n";
+  return compile(io::parseModel(yaml, "near_flat.yaml"));
+}
+
+// G = J Phi J^T squares the conditioning of the rows: with the rank threshold on G, a four-bar
+// 1e-6 off its flat pose (regular: rank 8, all unique, 3.1 decades of margin in absolute
+// coordinates) was "rank 3 of 4, J1-J4 NON-UNIQUE" from 1e-9 to 1e-5 (issue 46). On G's square-root
+// factor the routes agree wherever the absolute one decides with a decade of margin or more.
+TEST(DcaUniqueness, NearAFlatPoseTheRoutesAgreeWhereTheAbsoluteOneIsSure) {
+  for (const Scalar delta : {1e-8, 1e-7, 1e-6, 1e-5, 1e-3}) {
+    const Model model = nearFlatFourBar(delta);
+    const State x = test::stateOf(model);
+    KinematicsWorkspace ws(model);
+    ASSERT_GT(analyzeReactionUniqueness(model, ws, x).smallestMargin(), 1) << delta;
+    EXPECT_EQ(expectSameAnswers(model, x, "delta " + std::to_string(delta)), 4);
+    const DcaUniquenessReport dca = analyzeReactionUniquenessDca(model, x);
+    EXPECT_EQ(dca.ground.ranks.front(), 4) << delta;
+    EXPECT_GT(dca.ground.smallest_margin, 1) << delta;
+  }
+}
+
+// A regular 27-body mechanism of a new user's (tests/data/reproducers/ladder27_relative_route.yaml):
+// G 6 x 6 was "rank 5 at 0.39 decades", J1-J6 NON-UNIQUE, with a JSON that said unique: false
+// and components_unique: true together. The absolute route: rank 70 = m, all unique, 4.3 decades.
+TEST(DcaUniqueness, ALadderOfANewUserGetsTheAbsoluteAnswers) {
+  const Model model = compile(io::readModelFile(std::string(LOOPDYN_TEST_DATA_DIR) + "/reproducers/ladder27_relative_route.yaml"));
+  const State x = test::assembledInitialState(model);
+  EXPECT_EQ(expectSameAnswers(model, x, "ladder27"), static_cast<int>(model.pairs().size()));
+  const DcaUniquenessReport dca = analyzeReactionUniquenessDca(model, x);
+  EXPECT_EQ(dca.ground.ranks.front(), 6);
+  EXPECT_GT(dca.ground.smallest_margin, 2);
+}
 
 // Random mechanisms (trees with loop closures, duplicated bearings, knife edges; 2D and 3D): the
 // same answers as the absolute analysis, pair by pair and multiplier by multiplier.

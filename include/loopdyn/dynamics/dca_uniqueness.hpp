@@ -89,7 +89,8 @@ struct DcaUniquenessReport {
   std::vector<std::string> inner_redundancies;
   /// Every pair decided by steps 1-8.
   bool stepsComplete() const;
-  /// Every step's decision equals the null-space test's.
+  /// Every step's decision equals the null-space test's, and no pair is non-unique with every
+  /// multiplier unique (a contradiction: the CLI exits 3 rather than print it).
   bool stepsAgreeWithNullSpace() const;
 };
 
