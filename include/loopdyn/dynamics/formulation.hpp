@@ -167,6 +167,9 @@ class Formulation {
     bool projected = false;
     bool on_constraints = false;  ///< the step evaluated with Evaluation::project
     Scalar tolerance = 0;  ///< the simulation's projection trigger (scaled violation)
+    /// Long against the motion's time scale: a whole passage (the ratio down to zero and up
+    /// again) may lie between two ends far from any singular configuration.
+    bool long_step = false;
     std::function<void(Scalar t, State& x, VecX& u)> at;
     /// Positions only (x.q, x.t) inside the step, cheaper than `at` and as accurate as a search
     /// for where something happens needs (sim/simulation.hpp: cubic Hermite from the step ends).
