@@ -1,5 +1,7 @@
 #include "loopdyn/dynamics/formulation.hpp"
 
+#include <limits>
+
 #include <algorithm>
 #include <cmath>
 
@@ -37,7 +39,8 @@ std::string Formulation::evaluate(const Model& model, DynamicsWorkspace& ws, Sta
   if (how.project)
     if (std::string problem = projectState(model, ws, x, kProjectionTolerance, how.kinematics_at_x); !problem.empty()) return problem;
   std::string problem = solve(model, ws, x);
-  du = ws.a;
+  if (problem.empty()) du = ws.a;
+  else du.setConstant(std::numeric_limits<Scalar>::quiet_NaN());  // (a failed solve may leave ws.a unset)
   return problem;
 }
 

@@ -1,5 +1,7 @@
 #include "loopdyn/dynamics/joint_coordinate_formulation.hpp"
 
+#include <limits>
+
 #include "loopdyn/common/check.hpp"
 
 namespace loopdyn {
@@ -45,7 +47,10 @@ std::string JointCoordinateFormulation::evaluate(const Model& model, DynamicsWor
     if (std::string problem = jointState(tree_, x); !problem.empty()) return problem;
   }
   std::string problem = solveAt(model, ws, x, how.multipliers);
-  du = ws.a_r;
+  // (a failed solve may leave a_r unset: a mass matrix that is not positive definite crashed the
+  // copy of an empty a_r into du; the fuzzer's mobile robot with a body of inertia 2e31)
+  if (problem.empty()) du = ws.a_r;
+  else du.setConstant(std::numeric_limits<Scalar>::quiet_NaN());
   return problem;
 }
 
