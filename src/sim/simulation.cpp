@@ -489,7 +489,11 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     // nodes away from the start, sized by the motion's time scale (how long it takes to move L)
     plan = departurePlan(model, x0);
   }
-  emit(x0.t, y0);
+  // (the integrator's state, not y0: a start near a singular configuration switched the mode,
+  // and the HDCA's variables with it, momenta to joint velocities -- read as momenta, a ladder of
+  // 97 loops or more, whose regular ratio is below kProjectRatio, started with 1.8x its kinetic
+  // energy and a velocity violation of 27)
+  emit(x0.t, integrator.state());
   long next = 1;
   AssemblyOptions projection;
   projection.keep_prescribed_velocities = false;

@@ -256,3 +256,33 @@ TEST(HamiltonianDca, ThreadCountChangesNoBit) {
 
 }  // namespace
 }  // namespace loopdyn
+
+#include "loopdyn/loopdyn.hpp"
+
+namespace loopdyn {
+namespace {
+
+// Issue 46: a ladder of 97 loops or more (its regular |R_rr| / |R_11| below kProjectRatio) starts
+// evaluating on the constraints, where the HDCA carries joint velocities instead of momenta; the
+// first sample read the integrator's momenta as those (the 256-loop ladder's kinetic energy 303 J
+// instead of 171 J, a velocity violation of 43, then a failed energy check). The first sample is
+// now the DCA's.
+TEST(HdcaSimulation, ALargeLadderStartsWithTheMotionItWasGiven) {
+  const Model model = compile(test::fourBarLadderSpec({100, true, true}));
+  SimulationRequest request;
+  request.t_end = 0.01;
+  request.columns = {"energy", "violation"};
+  request.method = "dca";
+  const Trajectory dca = simulateModel(model, request);
+  request.method = "hdca";
+  const Trajectory hdca = simulateModel(model, request);
+  ASSERT_TRUE(dca.result.ok) << dca.result.failure;
+  ASSERT_TRUE(hdca.result.ok) << hdca.result.failure;
+  ASSERT_EQ(hdca.columns, dca.columns);
+  ASSERT_EQ(hdca.columns[1], "energy.kinetic");
+  EXPECT_NEAR(hdca.values(0, 1), dca.values(0, 1), 1e-9 * dca.values(0, 1));
+  EXPECT_LT(hdca.values(0, 6), 1e-10) << "velocity violation at t = 0";
+}
+
+}  // namespace
+}  // namespace loopdyn
