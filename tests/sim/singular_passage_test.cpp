@@ -25,6 +25,8 @@
 #include "loopdyn/dynamics/relative_lagrange.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
 #include "loopdyn/sim/simulation.hpp"
+#include "loopdyn/io/model_reader.hpp"
+#include "loopdyn/loopdyn.hpp"
 #include "support/ladder_oracle.hpp"
 #include "test_models.hpp"
 
@@ -407,6 +409,40 @@ TEST(SingularWatch, ReportsEveryPassageOfCloseSingularConfigurations) {
   }
 }
 
+// A start at a singular configuration whose motion follows no branch (issue 46): with a velocity
+// admissible to first order only (the 3-RPR held at its singular pose, turning at 0.01 rad/s:
+// lagrange completed with 98 % of the motion's kinetic energy gone, its energy check floored at
+// the gravity scale), or at rest with accelerations between branches (the IFToMM double four-bar
+// at its singular pose, misfit 0.12: absolute and joint-coordinate formulations took different
+// motions, 0.011 and 0.020 J after 10 ms; the triple four-bar with a 1e6 kg crank: 7 % of the
+// motion's energy wrong at every rtol). Every formulation says so at t = 0; the symmetric
+// mechanisms that fall along a branch (misfit 1e-10) still run.
+TEST(SingularStart, AMotionAlongNoBranchIsReportedByEveryFormulation) {
+  const std::string data = std::string(LOOPDYN_TEST_DATA_DIR) + "/reproducers/";
+  for (const std::string& path :
+       {test::modelPath("double_four_bar_singular"), data + "energy_three_rpr_singular_slow.yaml",
+        data + "energy_triple_singular_heavy_crank.yaml"}) {
+    const Model model = compile(io::readModelFile(path));
+    for (const char* method : {"lagrange", "projection", "dca", "hdca"})
+      for (const char* coordinates : {"absolute", "relative"}) {
+        SimulationRequest request;
+        request.t_end = 0.1;
+        request.method = method;
+        request.coordinates = coordinates;
+        request.columns = {"bodies"};
+        const Trajectory run = simulateModel(model, request);
+        EXPECT_EQ(run.result.status, RunStatus::StartOffBranch) << path << " " << method << " " << coordinates << ": "
+                                                                << run.result.failure;
+        EXPECT_EQ(run.result.failure_time, 0) << path;
+      }
+  }
+  for (const char* name : {"modified_double_four_bar_singular", "modified_triple_four_bar_singular"}) {
+    SimulationRequest request;
+    request.t_end = 0.1;
+    EXPECT_TRUE(simulateModel(test::loadModel(name), request).result.ok) << name;
+  }
+}
+
 // Released from rest at a singular pose, these mechanisms swing back to rest at a singular pose
 // every half period (time reversal: each swing retraces the last), where the motion touches the
 // singular configurations instead of crossing them, and the rank drops at the turning point.
@@ -458,10 +494,7 @@ INSTANTIATE_TEST_SUITE_P(
                     RestingCase{"modified_double_four_bar_singular", ode::Method::Bs23, "bs23"},
                     RestingCase{"modified_triple_four_bar_singular", ode::Method::Dopri5, "dopri5"},
                     RestingCase{"modified_triple_four_bar_singular", ode::Method::Adams, "adams"},
-                    RestingCase{"modified_triple_four_bar_singular", ode::Method::Bs23, "bs23"},
-                    RestingCase{"double_four_bar_singular", ode::Method::Dopri5, "dopri5"},
-                    RestingCase{"double_four_bar_singular", ode::Method::Adams, "adams"},
-                    RestingCase{"double_four_bar_singular", ode::Method::Bs23, "bs23"}),
+                    RestingCase{"modified_triple_four_bar_singular", ode::Method::Bs23, "bs23"}),
     [](const testing::TestParamInfo<RestingCase>& info) {
       return std::string(info.param.model) + "_" + info.param.integrator_name;
     });
@@ -476,7 +509,9 @@ INSTANTIATE_TEST_SUITE_P(
 // settings that failed before, each for this or a related reason (dopri5 at 1e-9: 1.2e-5; bs23 at
 // 1e-10: 8.6e-6; adams at 1e-10: 2.7e-5 of the energy scale): every run passes its own checks.
 TEST(SingularRestSamples, InsideAStepAcrossAreNotReachedThroughTheSingularPose) {
-  const Model model = test::loadModel("double_four_bar_singular");
+  // (the modified double four-bar: the IFToMM one at rest at its singular pose is not decided by
+  // the rigid model, whose accelerations there point between its branches: StartOffBranch)
+  const Model model = test::loadModel("modified_double_four_bar_singular");
   const State x0 = test::assembledInitialState(model);
   KinematicsWorkspace kin(model);
   const int rank = analyzeConstraints(model, kin, x0, RankOptions{}).generic_rank;

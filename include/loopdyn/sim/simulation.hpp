@@ -150,6 +150,11 @@ enum class RunStatus {
   ProjectionFailed,       ///< the state could not be projected onto the constraints
   SingularConfiguration,  ///< a formulation that cannot pass one (elimination, partitioning) reached one
   RestsAtSingular,        ///< the motion stays at a singular configuration: the rigid model does not decide it
+  /// At a singular start the initial motion -- its velocity, or at rest its acceleration -- is
+  /// tangent to no branch (SingularStart::misfit above kBranchMisfit): with that velocity the rigid
+  /// model has no motion (it is admissible to first order only; an impulse would change it), and
+  /// from rest it does not decide which branch the motion takes.
+  StartOffBranch,
   // a check failed: the computed motion is physically wrong (sim/simulation.hpp's header):
   LeftBranch,           ///< the motion left its branch at a singular passage
   LockUp,               ///< the constraints locked the mechanism (RunEvent LockUp)
