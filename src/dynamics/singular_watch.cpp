@@ -303,15 +303,28 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
   // it, and the search found minima of that wandering at 6e-3). sigma_r / sigma_1 is smooth and
   // vanishes there: its minimum over the gaps around the prediction (golden-section search down
   // to kSigmaSearchShrink of the step) brackets the ratio's own search.
+  // An ordinary step whose samples dip low without showing a passage is read the same way, about
+  // its sample of smallest sigma_r / sigma_1 (measured: the HDCA with dop853 at rtol 1e-8 on the
+  // 40-loop ladder crossed six times inside ordinary steps whose |R_rr| / |R_11| dipped to 0.03).
   const bool seen = std::any_of(minima.begin(), minima.end(), [](const Approach& a) { return a.ratio < kSingularRatio; });
-  if (!seen && std::isfinite(predicted) && predicted > step.t0 && predicted < x.t) {
+  const auto sigmaOnStep = [&](Scalar s) {
+    step.positions(s, xi);
+    return singularValueRatioAt(model, ws, xi);
+  };
+  const bool inside = std::isfinite(predicted) && predicted > step.t0 && predicted < x.t;
+  bool dip = false;  // an interior local minimum of the samples below kSearchRatio
+  for (int k = 1; k + 1 < n; ++k) dip = dip || (ratio[k] < kSearchRatio && ratio[k] <= ratio[k - 1] && ratio[k] <= ratio[k + 1]);
+  if (!seen && !inside && dip) {
+    int smallest = 0;
+    Scalar sigma_smallest = std::numeric_limits<Scalar>::infinity();
+    for (int k = 0; k < n; ++k)
+      if (const Scalar sigma = sigmaOnStep(t[k]); sigma < sigma_smallest) sigma_smallest = sigma, smallest = k;
+    predicted = t[smallest];
+  }
+  if (!seen && std::isfinite(predicted) && predicted >= step.t0 && predicted <= x.t) {
     int gap = 0;
     while (gap + 2 < n && t[gap + 1] <= predicted) ++gap;
     Scalar lo = t[std::max(gap - 1, 0)], hi = t[std::min(gap + 2, n - 1)];
-    const auto sigmaOnStep = [&](Scalar s) {
-      step.positions(s, xi);
-      return singularValueRatioAt(model, ws, xi);
-    };
     const Scalar shrink = kSigmaSearchShrink * (x.t - step.t0);
     goldenSectionMinimum(sigmaOnStep, lo, hi, [&](Scalar a, Scalar b) { return b - a <= shrink; });
     const Scalar around_lo = lo, around_hi = hi;

@@ -318,6 +318,27 @@ TEST_P(LadderPassageEverywhere, KeepsItsBranchWithEveryIntegratorAtEveryToleranc
 
 INSTANTIATE_TEST_SUITE_P(Loops, LadderPassageEverywhere, ::testing::Values(2, 4));
 
+// Many simultaneous crossings (issue 46): the 40-loop ladder, every loop singular at once (the rank
+// falls by 40), with dop853 at rtol 1e-8. Its long steps made crossing steps of 0.54 s where the
+// motion's time scale is 0.13 s (an error of 1e-4: lagrange and dca "left their branch" at the
+// fourth crossing with every crank parallel to 4e-10 rad), and the HDCA crossed inside ordinary
+// steps whose |R_rr| / |R_11| dipped only to 0.03 (six passages of 20 unreported, exit 0).
+TEST(LadderPassage, FortyLoopsCrossTogetherWithLongSteps) {
+  const Model model = compile(test::fourBarLadderSpec({40, true, false}));
+  const int crossings = horizontalCrossings(Oracle(40, 7, kSample));
+  for (const char* method : {"lagrange", "dca", "hdca"}) {
+    SimulationRequest request;
+    request.t_end = 7;
+    request.method = method;
+    request.integrator = "dop853";
+    request.columns = {"bodies"};
+    const Trajectory run = simulateModel(model, request);
+    ASSERT_TRUE(run.result.ok) << method << ": " << run.result.failure;
+    EXPECT_EQ(static_cast<int>(run.result.passages.size()), crossings) << method;
+    for (const SingularPassage& p : run.result.passages) EXPECT_LT(p.branch_change, kBranchChange) << method;
+  }
+}
+
 // The issue's variants of the same mechanism and motion: the rod inertia written with 11 digits
 // (0.08333333333, the bundled file) and the initial velocity given for every body instead of one
 // crank's. They follow the exact motion as closely (lagrange, dopri5, rtol 1e-10): the outcome no
