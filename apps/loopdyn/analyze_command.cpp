@@ -52,29 +52,75 @@ std::string parseGroupOption(const std::string& text, GroupSpec& out) {
   return {};
 }
 
-void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
-  RankOptions rank_ranges;
-  rank_ranges.generic_samples = options.samples;
-  rank_ranges.rank_threshold = options.threshold;
-  UniquenessOptions uniqueness_ranges;
-  uniqueness_ranges.rank_threshold = options.threshold;
-  uniqueness_ranges.uniqueness_threshold = options.uniqueness_threshold;
-  if (reportOptionProblem(rankOptionsProblem(rank_ranges)) ||
-      reportOptionProblem(uniquenessOptionsProblem(uniqueness_ranges))) {
-    exit_code = kExitUsage;
-    return;
+/// The ranges of --samples, --threshold and --uniqueness-threshold (the library's): false, with
+/// the problem printed, when one is out of range.
+bool numbersInRange(const AnalyzeOptions& options) {
+  RankOptions rank;
+  rank.generic_samples = options.samples;
+  rank.rank_threshold = options.threshold;
+  UniquenessOptions uniqueness;
+  uniqueness.rank_threshold = options.threshold;
+  uniqueness.uniqueness_threshold = options.uniqueness_threshold;
+  return !reportOptionProblem(rankOptionsProblem(rank)) && !reportOptionProblem(uniquenessOptionsProblem(uniqueness));
+}
+
+/// --sweep's table, and with --csv its file written (not yet committed); false with the problem
+/// printed and exit_code set when the sweep or the file fails.
+bool sweepTable(const AnalyzeOptions& options, const LoadedModel& loaded, const SweepRequest& sweep,
+                std::vector<SweepRow>& rows, std::optional<io::CsvFile>& csv, int& exit_code) {
+  exit_code = kExitUsage;
+  try {
+    rows = sweepCriterion(options.model_path, loaded.model, loaded.assembly.state, sweep);
+  } catch (const InvalidArgument& e) {
+    std::cerr << "loopdyn: error: --sweep '" << options.sweep << "': " << e.what() << '\n';
+    return false;
+  } catch (const ModelError& e) {
+    for (const Diagnostic& d : e.diagnostics()) std::cerr << "loopdyn: error: --sweep: " << d.str() << '\n';
+    return false;
   }
+  if (options.sweep_csv.empty()) return true;
+  try {
+    csv.emplace(options.sweep_csv, sweepCsvHeader(loaded.model, sweep));
+    writeSweepRows(*csv, loaded.model, rows);
+  } catch (const io::OutputError& e) {
+    std::cerr << "loopdyn: error: " << e.what() << '\n';
+    exit_code = kExitOutputError;
+    return false;
+  }
+  return true;
+}
+
+/// The groups of --group resolved on the model into `out`; false with every problem printed.
+bool extraGroups(const AnalyzeOptions& options, const Model& model, std::vector<Group>& out) {
+  bool ok = true;
+  for (const std::string& text : options.groups) {
+    GroupSpec spec;
+    if (const std::string problem = parseGroupOption(text, spec); !problem.empty()) {
+      std::cerr << "loopdyn: error: --group '" << text << "': " << problem << '\n';
+      ok = false;
+      continue;
+    }
+    Group group;
+    const std::vector<std::string> problems = resolveGroup(model, spec, group);
+    for (const std::string& problem : problems) std::cerr << "loopdyn: error: --group '" << text << "': " << problem << '\n';
+    if (problems.empty()) out.push_back(std::move(group));
+    ok = ok && problems.empty();
+  }
+  return ok;
+}
+
+void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
+  exit_code = kExitUsage;
+  if (!numbersInRange(options)) return;
   SweepRequest sweep;
   if (!options.sweep.empty()) {
     if (const std::string problem = parseSweep(options.sweep, sweep); !problem.empty()) {
       std::cerr << "loopdyn: error: --sweep '" << options.sweep << "': " << problem << '\n';
-      exit_code = kExitUsage;
       return;
     }
   }
   if (!options.sweep_csv.empty() && io::sameFile(options.sweep_csv, options.model_path)) {
     std::cerr << "loopdyn: error: --csv '" << options.sweep_csv << "' is the model file: an output never replaces its model\n";
-    exit_code = kExitUsage;
     return;
   }
   auto loaded = loadAndAssemble(options.model_path, exit_code);
@@ -82,54 +128,14 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   const Model& model = loaded->model;
   std::vector<SweepRow> sweep_rows;
   std::optional<io::CsvFile> sweep_csv;  // committed after the report reached standard output
-  if (!options.sweep.empty()) {
-    try {
-      sweep_rows = sweepCriterion(options.model_path, model, loaded->assembly.state, sweep);
-    } catch (const InvalidArgument& e) {
-      std::cerr << "loopdyn: error: --sweep '" << options.sweep << "': " << e.what() << '\n';
-      exit_code = kExitUsage;
-      return;
-    } catch (const ModelError& e) {
-      for (const Diagnostic& d : e.diagnostics()) std::cerr << "loopdyn: error: --sweep: " << d.str() << '\n';
-      exit_code = kExitUsage;
-      return;
-    }
-    if (!options.sweep_csv.empty()) {
-      try {
-        sweep_csv.emplace(options.sweep_csv, sweepCsvHeader(model, sweep));
-        writeSweepRows(*sweep_csv, model, sweep_rows);
-      } catch (const io::OutputError& e) {
-        std::cerr << "loopdyn: error: " << e.what() << '\n';
-        exit_code = kExitOutputError;
-        return;
-      }
-    }
-  }
+  if (!options.sweep.empty() && !sweepTable(options, *loaded, sweep, sweep_rows, sweep_csv, exit_code)) return;
 
   AnalysisSettings settings;
-  UniquenessOptions& uniqueness_options = settings.uniqueness;
-  uniqueness_options.methods = uniquenessMethods(model, options.method);
-  uniqueness_options.rank_threshold = options.threshold;
-  uniqueness_options.uniqueness_threshold = options.uniqueness_threshold;
-  bool groups_ok = true;
-  for (const std::string& text : options.groups) {
-    GroupSpec spec;
-    if (const std::string problem = parseGroupOption(text, spec); !problem.empty()) {
-      std::cerr << "loopdyn: error: --group '" << text << "': " << problem << '\n';
-      groups_ok = false;
-      continue;
-    }
-    Group group;
-    const std::vector<std::string> problems = resolveGroup(model, spec, group);
-    for (const std::string& problem : problems) std::cerr << "loopdyn: error: --group '" << text << "': " << problem << '\n';
-    if (problems.empty()) uniqueness_options.extra_groups.push_back(std::move(group));
-    groups_ok = groups_ok && problems.empty();
-  }
-  if (!groups_ok) {
-    exit_code = kExitUsage;
-    return;
-  }
-
+  settings.uniqueness.methods = uniquenessMethods(model, options.method);
+  settings.uniqueness.rank_threshold = options.threshold;
+  settings.uniqueness.uniqueness_threshold = options.uniqueness_threshold;
+  exit_code = kExitUsage;
+  if (!extraGroups(options, model, settings.uniqueness.extra_groups)) return;
   settings.rank.generic_samples = options.samples;
   settings.rank.rank_threshold = options.threshold;
   settings.criterion = options.criterion;

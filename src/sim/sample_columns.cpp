@@ -118,39 +118,7 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
     for (const JointModel& jm : joint_models_) all_joint_q_ += jm.nq(), all_joint_v_ += jm.nv();
   }
 
-  const std::span<const int> components = wrenchComponents(model.dimension());
-  for (std::size_t p = 0; p < model.pairs().size() && (options.world_reactions || options.joint_reactions); ++p) {
-    const Pair& pair = model.pairs()[p];
-    if (isDriver(pair)) continue;
-    // The analysis reads the wrench on the pair's first-marker body; the other body receives the
-    // opposite wrench at the same point (action and reaction), so the flags hold for both.
-    const PairUniqueness& u = flags.pairs[p];
-    for (BodyIndex body : {pair.body1, pair.body2}) {
-      sides_.push_back({static_cast<int>(p), body});
-      const std::string prefix = pair.name + "@" + model.bodyName(body) + ".";
-      for (bool joint : {false, true}) {
-        if (!(joint ? options.joint_reactions : options.world_reactions)) continue;
-        const std::vector<ComponentStatus>& status = joint ? u.joint : u.global;
-        for (std::size_t k = 0; k < components.size(); ++k) {
-          const bool non_unique = status[k] == ComponentStatus::NonUnique;
-          non_unique_ += non_unique ? 1 : 0;
-          names_.push_back(prefix + (joint ? "joint." : "") + std::string(wrenchComponentName(components[k])));
-          if (non_unique) non_unique_names_.push_back(names_.back());
-          if (non_unique && options.mark_non_unique) names_.back() += '*';
-        }
-      }
-    }
-  }
-  for (std::size_t p = 0; p < model.pairs().size() && options.efforts; ++p) {
-    const Pair& pair = model.pairs()[p];
-    if (!isDriver(pair)) continue;
-    driver_rows_.push_back(pair.row);
-    const bool non_unique = !flags.pairs[p].reaction.unique();
-    non_unique_ += non_unique ? 1 : 0;
-    names_.push_back(pair.name + ".effort");
-    if (non_unique) non_unique_names_.push_back(names_.back());
-    if (non_unique && options.mark_non_unique) names_.back() += '*';
-  }
+  addMarkedColumns(model, flags);
   // the force elements' efforts
   for (const Force& force : model.forces()) {
     if (!options.efforts) break;
@@ -163,6 +131,42 @@ SampleColumns::SampleColumns(const Model& model, const UniquenessReport& flags, 
         for (const int c : wrenchComponents(model.dimension())) names_.push_back(name + "." + std::string(wrenchComponentName(c)));
         break;
     }
+  }
+}
+
+/// The reaction and driver-effort columns, each marked as its uniqueness says.
+void SampleColumns::addMarkedColumns(const Model& model, const UniquenessReport& flags) {
+  const auto add = [&](std::string name, bool non_unique) {
+    names_.push_back(std::move(name));
+    non_unique_ += non_unique ? 1 : 0;
+    if (non_unique) non_unique_names_.push_back(names_.back());
+    if (non_unique && options_.mark_non_unique) names_.back() += '*';
+  };
+  const std::span<const int> components = wrenchComponents(model.dimension());
+  for (std::size_t p = 0; p < model.pairs().size() && (options_.world_reactions || options_.joint_reactions); ++p) {
+    const Pair& pair = model.pairs()[p];
+    if (isDriver(pair)) continue;
+    // The analysis reads the wrench on the pair's first-marker body; the other body receives the
+    // opposite wrench at the same point (action and reaction), so the flags hold for both.
+    const PairUniqueness& u = flags.pairs[p];
+    for (BodyIndex body : {pair.body1, pair.body2}) {
+      sides_.push_back({static_cast<int>(p), body});
+      const std::string prefix = pair.name + "@" + model.bodyName(body) + ".";
+      for (bool joint : {false, true}) {
+        if (!(joint ? options_.joint_reactions : options_.world_reactions)) continue;
+        const std::vector<ComponentStatus>& status = joint ? u.joint : u.global;
+        for (std::size_t k = 0; k < components.size(); ++k) {
+          add(prefix + (joint ? "joint." : "") + std::string(wrenchComponentName(components[k])),
+              status[k] == ComponentStatus::NonUnique);
+        }
+      }
+    }
+  }
+  for (std::size_t p = 0; p < model.pairs().size() && options_.efforts; ++p) {
+    const Pair& pair = model.pairs()[p];
+    if (!isDriver(pair)) continue;
+    driver_rows_.push_back(pair.row);
+    add(pair.name + ".effort", !flags.pairs[p].reaction.unique());
   }
 }
 

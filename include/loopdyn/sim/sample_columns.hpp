@@ -110,6 +110,8 @@ class SampleColumns {
   void fill(const Model& model, const Sample& sample, std::vector<double>& row) const;
 
  private:
+  void addMarkedColumns(const Model& model, const UniquenessReport& flags);
+
   /// One body's side of one pair: its world and/or joint-frame components.
   struct ReactionSide {
     int pair = 0;
