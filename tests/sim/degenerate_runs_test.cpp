@@ -52,7 +52,10 @@ TEST_P(LeavingASingularConfiguration, EndsWithAStatusAndEverySampleWhenItComplet
 INSTANTIATE_TEST_SUITE_P(WithoutFreedom, LeavingASingularConfiguration,
                          ::testing::Combine(::testing::Values("crash_drivers_collinear", "crash_three_rpr_singular_spin",
                                                               "crash_and_energy_triple_four_bar_flat"),
-                                            ::testing::Values("absolute", "relative")));
+                                            ::testing::Values("absolute", "relative")),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+                         });
 
 // The samples inside a step across a near-singular configuration were dropped for a formulation
 // that cannot pass one, although none was passed: one CSV row of 21, exit 0.
