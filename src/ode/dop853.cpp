@@ -117,12 +117,13 @@ Dop853::Dop853(Rhs rhs, Scalar t0, const VecX& y0, const Options& options)
       max_step_(options.max_step),
       min_step_(options.min_step),
       cap_(options.magnitude_cap),
+      error_weights_(options.error_weights),
       t_(t0),
       y_(y0) {
   const Eigen::Index n = y0.size();
   for (VecX& k : k_) k.resize(n);
   for (VecX& r : rcont_) r.resize(n);
-  y_stage_.resize(n), y_new_.resize(n), err5_.resize(n), err3_.resize(n), w_.resize(n), y_old_ = y0;
+  y_stage_.resize(n), y_new_.resize(n), err5_.resize(n), err3_.resize(n), w_.resize(n), w_end_.resize(n), y_old_ = y0;
   if (cap_.size() == 0) cap_ = VecX::Constant(n, std::numeric_limits<Scalar>::infinity());
 }
 
@@ -132,6 +133,12 @@ int Dop853::evaluate(Scalar t, const VecX& y, VecX& k) {
 }
 
 void Dop853::weights(const VecX& y0, const VecX& y1) {
+  if (error_weights_) {  // the looser of the two ends' weights, as the larger magnitude below
+    error_weights_(y0.data(), w_.data());
+    error_weights_(y1.data(), w_end_.data());
+    w_ = w_.cwiseMin(w_end_);
+    return;
+  }
   for (Eigen::Index i = 0; i < y0.size(); ++i)
     w_(i) = 1 / (atol_ + rtol_ * std::min(std::max(std::abs(y0(i)), std::abs(y1(i))), cap_(i)));
 }

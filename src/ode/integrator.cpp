@@ -102,6 +102,7 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
       rtol_(options.rtol),
       atol_(options.atol),
       cap_(options.magnitude_cap),
+      error_weights_(options.error_weights),
       s_(std::make_unique<Sundials>(method)) {
   LOOPDYN_CHECK(options.rtol > 0 && options.atol > 0, "tolerances must be positive");
   LOOPDYN_CHECK(cap_.size() == 0 || cap_.size() == y0.size(), "magnitude caps: expected ", y0.size(), ", got ",
@@ -119,7 +120,7 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
     s_->memory = CVodeCreate(CV_ADAMS, s_->context);
     CVodeInit(s_->memory, rhsAdapter, t0, s_->y);
     CVodeSStolerances(s_->memory, options.rtol, options.atol);
-    if (cap_.size() > 0) CVodeWFtolerances(s_->memory, weightAdapter);
+    if (cap_.size() > 0 || error_weights_) CVodeWFtolerances(s_->memory, weightAdapter);
     s_->corrector = SUNNonlinSol_FixedPoint(s_->y, 0, s_->context);
     CVodeSetNonlinearSolver(s_->memory, s_->corrector);
     CVodeSetUserData(s_->memory, &s_->callbacks);
@@ -158,7 +159,7 @@ Integrator::Integrator(Method method, Rhs rhs, Scalar t0, const VecX& y0, const 
     default: break;
   }
   ERKStepSStolerances(s_->memory, options.rtol, options.atol);
-  if (cap_.size() > 0) ERKStepWFtolerances(s_->memory, weightAdapter);
+  if (cap_.size() > 0 || error_weights_) ERKStepWFtolerances(s_->memory, weightAdapter);
   if (options.max_step > 0) ERKStepSetMaxStep(s_->memory, options.max_step);
 }
 
@@ -222,6 +223,7 @@ void Integrator::reset(Scalar t, const VecX& y) {
 }
 
 void Integrator::errorWeights(const Scalar* y, Scalar* weights) const {
+  if (error_weights_) return error_weights_(y, weights);
   for (Eigen::Index i = 0; i < cap_.size(); ++i) weights[i] = 1 / (rtol_ * std::min(std::abs(y[i]), cap_(i)) + atol_);
 }
 

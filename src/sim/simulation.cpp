@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <sstream>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/singular_start.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
+#include "loopdyn/kinematics/joint_error_weights.hpp"
 #include "loopdyn/ode/gauss_legendre.hpp"
 
 namespace loopdyn {
@@ -304,6 +306,38 @@ std::string numberText(Scalar x) {
   return os.str();
 }
 
+/// The error weights of a run in joint coordinates (issue 46): an absolute run's, pulled back to
+/// the joint coordinates and, where u holds them, the joint velocities
+/// (kinematics/joint_error_weights.hpp); the other entries (momenta, a basis, generalized
+/// velocities, the driver work) by the integrator's own formula. A function of y alone.
+std::function<void(const Scalar*, Scalar*)> jointCoordinateWeights(const Model& model, const JointCoordinates& joints,
+                                                                   const Formulation& formulation, int nu,
+                                                                   const ode::Options& ode) {
+  struct Buffers {
+    JointErrorWeights weights;
+    State x;
+    VecX q_r, v_r;
+    std::vector<BodyMotion> motion;
+  };
+  const int nq = joints.size(), n = nq + nu + 1;
+  auto buffers = std::make_shared<Buffers>(
+      Buffers{JointErrorWeights(joints.tree(), ode.rtol, ode.atol, n, model.nq() + model.nv() + 1), State{}, VecX(nq),
+              VecX::Zero(joints.tree().nv()), std::vector<BodyMotion>(static_cast<std::size_t>(model.nb()))});
+  return [&model, &joints, &formulation, buffers, nq, nu, n, ode](const Scalar* y, Scalar* w) {
+    for (int i = 0; i < n; ++i) w[i] = 1 / (ode.atol + ode.rtol * std::min(std::abs(y[i]), ode.magnitude_cap(i)));
+    Buffers& b = *buffers;
+    const bool velocities = formulation.carriesJointVelocities();
+    b.q_r = Eigen::Map<const VecX>(y, nq);
+    if (velocities) b.v_r = Eigen::Map<const VecX>(y + nq, nu);
+    joints.tree().absoluteState(b.q_r, b.v_r, 0, b.x);  // (without joint velocities: at rest)
+    b.x.q_r = b.q_r;
+    for (BodyIndex body = 0; body < model.nb(); ++body)
+      b.motion[static_cast<std::size_t>(body)] = bodyMotion(model, b.x.q, b.x.v, body);
+    b.weights.compute(b.x, b.motion, w, velocities ? w + nq : nullptr);
+    if (!velocities) b.v_r.setZero();
+  };
+}
+
 /// "" when x is finite and above (positive) or at least (else) zero.
 std::string signProblem(Scalar x, bool positive) {
   if (!std::isfinite(x)) return "must be a finite number, got " + numberText(x);
@@ -493,6 +527,8 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   ode::Options ode_options = options.ode;
   ode_options.magnitude_cap = VecX::Constant(y0.size(), std::numeric_limits<Scalar>::infinity());
   for (const int angle : coordinates->angles()) ode_options.magnitude_cap(angle) = std::numbers::pi;
+  if (const auto* joints = dynamic_cast<const JointCoordinates*>(coordinates.get()))
+    ode_options.error_weights = jointCoordinateWeights(model, *joints, formulation, nu, ode_options);
   ode::Integrator integrator(options.integrator, rhs, x0.t, y0, ode_options);
   ode::GaussLegendreStep collocation(static_cast<int>(y0.size()));
   const Scalar dt = options.sample_interval;

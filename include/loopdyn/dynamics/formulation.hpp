@@ -133,6 +133,10 @@ class Formulation {
   virtual int velocityStateSize(const Model& model) const { return model.nv(); }
   /// True when u = v (the simulation then projects velocities onto C v + b = 0 itself).
   virtual bool carriesVelocities() const { return true; }
+  /// True for joint-coordinate formulations whose u holds the joint velocities v_r: the integrator
+  /// then weighs their errors by the bodies' motion they cause (JointErrorWeights), as it weighs
+  /// the joint coordinates'; other entries of u keep its own formula.
+  virtual bool carriesJointVelocities() const { return false; }
   /// Sets up the formulation's own choices at the assembled state x and writes u for it.
   virtual std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u);
   /// What start chose that the log should show, e.g. the branch at a singular start (its time is

@@ -154,6 +154,9 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   /// away from it the momenta (sigma = 0 where it switches back). See the class comment.
   std::string evaluationModeChanged(const Model& model, DynamicsWorkspace& ws, const State& x, bool project,
                                     Eigen::Ref<VecX> u) override;
+  /// The momenta (their errors weighed by the integrator's own formula), or near a singular
+  /// configuration the joint velocities.
+  bool carriesJointVelocities() const override { return joint_velocities_; }
   /// Only drivers do work (lambda^T b from the acceleration level); 0 without drivers.
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
 

@@ -23,6 +23,7 @@ class JointCoordinateFormulation : public Formulation {
   std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
   int velocityStateSize(const Model&) const override { return tree_.nv(); }
   bool carriesVelocities() const override { return false; }
+  bool carriesJointVelocities() const override { return true; }
   /// u = v_r of the assembled state x.
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// x.q_r holds the joint coordinates (Coordinates::toState); fills x.v_r = u, x.q and x.v, and

@@ -36,6 +36,7 @@ class RelativePartitioningFormulation final : public JointCoordinateFormulation 
   std::vector<int> eliminatedEquations() const override;
 
   int velocityStateSize(const Model&) const override { return k_; }
+  bool carriesJointVelocities() const override { return false; }  ///< (u: independent velocities)
   bool velocitiesFollowPositions() const override { return true; }
   bool passesSingularConfigurations() const override { return false; }
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;

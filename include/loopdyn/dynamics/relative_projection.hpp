@@ -41,6 +41,7 @@ class RelativeProjectionFormulation final : public JointCoordinateFormulation {
   std::string_view name() const override { return "projection"; }
 
   int velocityStateSize(const Model&) const override { return n_ * f_ + f_; }
+  bool carriesJointVelocities() const override { return false; }  ///< (u: a basis and generalized velocities)
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   std::optional<RunEvent> startEvent() const override { return start_event_; }
   /// x.q_r holds the joint coordinates; fills x.v_r, x.q, x.v, ws.a, ws.a_r, and du = [T'; w'].

@@ -17,6 +17,7 @@
 /// the double four-bar, docs/performance.md). Like ode89 in MATLAB, this method is for tight
 /// tolerances on smooth problems: at rtol 1e-10 it needs far fewer steps than dopri5.
 
+#include <functional>
 #include <string>
 
 #include "loopdyn/common/types.hpp"
@@ -56,6 +57,7 @@ class Dop853 {
   Rhs rhs_;
   Scalar rtol_, atol_, max_step_, min_step_;
   VecX cap_;
+  std::function<void(const Scalar*, Scalar*)> error_weights_;  ///< Options::error_weights
   Scalar t_ = 0, h_ = 0;
   VecX y_;
   bool first_stage_valid_ = false;  ///< k_[0] holds f(t_, y_)
@@ -65,7 +67,7 @@ class Dop853 {
   bool interpolable_ = false;  ///< the last call accepted a step (and nothing was reset since)
   bool dense_ready_ = false;  ///< rcont_ holds its interpolation coefficients
   VecX k_[kAllStages];
-  VecX y_stage_, y_new_, err5_, err3_, w_;
+  VecX y_stage_, y_new_, err5_, err3_, w_, w_end_;
   VecX rcont_[8];
   Statistics stats_;
 };

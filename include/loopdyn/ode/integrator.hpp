@@ -14,6 +14,8 @@
 /// 1 / (rtol min(|y_i|, cap_i) + atol) must not exceed 1. The caps (Options::magnitude_cap) are for
 /// components whose size means nothing beyond a period: an unwrapped angle of 30 rad is no larger
 /// than one of 30 - 8 pi, and a relative tolerance on it would let its error grow with the turns.
+/// A caller whose components stand for other quantities (joint coordinates for the bodies' poses)
+/// supplies the weights itself (Options::error_weights).
 
 #include <functional>
 #include <memory>
@@ -41,6 +43,8 @@ struct Options {
   long max_steps = 1'000'000;
   /// Per component, the largest magnitude the relative tolerance applies to (empty: none).
   VecX magnitude_cap;
+  /// When set, the weights at y replace the formula above (every component, all positive).
+  std::function<void(const Scalar* y, Scalar* weights)> error_weights;
 };
 
 struct Statistics {
@@ -95,6 +99,7 @@ class Integrator {
   Statistics carried_;  ///< adams: counts from before the last reset
   Scalar rtol_ = 0, atol_ = 0;
   VecX cap_;
+  std::function<void(const Scalar*, Scalar*)> error_weights_;
   std::unique_ptr<Sundials> s_;
   std::unique_ptr<Dop853> dop853_;  ///< the method not taken from SUNDIALS
 };
