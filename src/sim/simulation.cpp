@@ -523,6 +523,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     return result;
   }
   if (std::optional<RunEvent> event = formulation.startEvent()) result.events.push_back(std::move(*event));
+  for (std::string& warning : formulation.costWarnings(model)) result.warnings.push_back(std::move(warning));
   // planar angles are unwrapped: their error is measured relative to at most pi (ode/integrator.hpp)
   ode::Options ode_options = options.ode;
   ode_options.magnitude_cap = VecX::Constant(y0.size(), std::numeric_limits<Scalar>::infinity());

@@ -284,5 +284,31 @@ TEST(HdcaSimulation, ALargeLadderStartsWithTheMotionItWasGiven) {
   EXPECT_LT(hdca.values(0, 6), 1e-10) << "velocity violation at t = 0";
 }
 
+// Issue 46 item 4: a run far costlier than it should be says why. hdca on the spatial parallelogram,
+// whose rods turn 100x more easily about their axis, takes several times dca's steps for the same
+// motion; the run says so, dca's does not, and neither does hdca on a model of round bodies.
+TEST(HdcaSimulation, SaysWhenThinBodiesMakeItCostly) {
+  const Model model = test::loadModel("spatial_parallelogram");
+  SimulationRequest request;
+  request.t_end = 0.5;
+  request.columns = {"energy"};
+  request.method = "dca";
+  const Trajectory dca = simulateModel(model, request);
+  request.method = "hdca";
+  const Trajectory hdca = simulateModel(model, request);
+  ASSERT_TRUE(dca.result.ok) << dca.result.failure;
+  ASSERT_TRUE(hdca.result.ok) << hdca.result.failure;
+  const auto saysThin = [](const SimulationResult& r) {
+    return std::any_of(r.warnings.begin(), r.warnings.end(),
+                       [](const std::string& w) { return w.find("easier to turn") != std::string::npos; });
+  };
+  EXPECT_GT(hdca.result.statistics.steps, 3 * dca.result.statistics.steps);
+  EXPECT_TRUE(saysThin(hdca.result));
+  EXPECT_FALSE(saysThin(dca.result));
+  const Trajectory round = simulateModel(test::loadModel("four_bar_spatial"), request);
+  ASSERT_TRUE(round.result.ok) << round.result.failure;
+  EXPECT_FALSE(saysThin(round.result));
+}
+
 }  // namespace
 }  // namespace loopdyn
