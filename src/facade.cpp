@@ -78,6 +78,7 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
   LOOPDYN_CHECK(built.formulation != nullptr, built.problem);
   out.formulation = std::string(built.formulation->name());
   SimulationOptions options = simulationOptions(request, x0, built.generic_rank);
+  options.regular_ratio = built.generic_ratio;
 
   const ColumnOptions column_options =
       columnOptionsFor(request.columns, request.reactions, built.formulation->generalizedVelocityCount(model),

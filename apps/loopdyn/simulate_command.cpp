@@ -96,6 +96,7 @@ std::unique_ptr<Formulation> chosenFormulation(const SimulateOptions& options, c
   so.projection_tolerance = options.projection_tolerance;
   so.baumgarte_beta = options.baumgarte_beta;
   so.generic_rank = built.generic_rank;
+  so.regular_ratio = built.generic_ratio;
   return std::move(built.formulation);
 }
 

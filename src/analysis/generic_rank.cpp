@@ -94,6 +94,27 @@ std::vector<State> configurationsNear(const Model& model, KinematicsWorkspace& w
   return out;
 }
 
+namespace {
+
+/// The samples' and x's own |R_rr| / |R_11| differ by at most this factor where they show the
+/// mechanism's regular level (RankReport::generic_ratio).
+constexpr Scalar kLevelAgreement = 10;
+
+/// RankReport::generic_ratio from the diagonals of x (diagonals[0]) and of the samples.
+Scalar regularLevel(const std::vector<std::vector<Scalar>>& diagonals, int rank) {
+  const auto r = static_cast<std::size_t>(rank);
+  if (rank <= 0 || diagonals[0].size() < r) return 1;
+  std::vector<Scalar> ratios;
+  for (std::size_t k = 1; k < diagonals.size(); ++k)
+    if (diagonals[k].size() >= r) ratios.push_back(diagonals[k][r - 1]);
+  if (ratios.empty()) return 1;
+  std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2), ratios.end());
+  const Scalar median = ratios[ratios.size() / 2], own = diagonals[0][r - 1];
+  return own * kLevelAgreement >= median && own <= kLevelAgreement * median ? median : 1;
+}
+
+}  // namespace
+
 RankReport analyzeConstraints(const Model& model, KinematicsWorkspace& ws, const State& x,
                               const RankOptions& options) {
   if (const std::optional<OptionProblem> problem = rankOptionsProblem(options))
@@ -110,11 +131,14 @@ RankReport analyzeConstraints(const Model& model, KinematicsWorkspace& ws, const
     samples = configurationsNear(model, ws, x, options, true);
     report.generic_from_free_drivers = !samples.empty();
   }
+  std::vector<std::vector<Scalar>> diagonals{report.scaled_diagonal};
   for (const State& sample : samples) {
-    const int rank = analyzeConstraintsAt(model, ws, sample, options).rank;
-    smallest = std::min(smallest.value_or(rank), rank);
+    RankReport at = analyzeConstraintsAt(model, ws, sample, options);
+    smallest = std::min(smallest.value_or(at.rank), at.rank);
+    diagonals.push_back(std::move(at.scaled_diagonal));
   }
   report.generic_rank = smallest.value_or(report.rank);
+  report.generic_ratio = regularLevel(diagonals, report.generic_rank);
   report.generic_samples_used = static_cast<int>(samples.size());
   report.singular = report.rank < report.generic_rank;
   evaluateConstraints(model, ws, x);  // leave the workspace at x

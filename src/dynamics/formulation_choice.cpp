@@ -84,6 +84,7 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
   // equations that are dependent at this instant only, and removing them changes the motion.
   const RankReport rank = analyzeConstraints(model, kin, x0, RankOptions{});
   out.generic_rank = rank.generic_rank;
+  out.generic_ratio = rank.generic_ratio;
   const std::string& method = choice.eliminate.empty() ? choice.method : "elimination";
   // in joint coordinates: the initial state must be one the spanning tree's joints reach
   // (what else keeps a formulation from starting there -- a singular configuration for

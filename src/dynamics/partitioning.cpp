@@ -197,7 +197,7 @@ std::string PartitioningFormulation::solve(const Model& model, DynamicsWorkspace
 std::string PartitioningFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
                                            Eigen::Ref<VecX> u) {
   switches_.clear();
-  if (const Scalar ratio = SingularWatch(r_).start(model, ws, x); ratio < kSingularRatio) {
+  if (const Scalar ratio = SingularWatch(r_, ratio_scale).start(model, ws, x); ratio < kSingularRatio) {
     std::ostringstream os;
     os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio << " at rank " << r_
        << "): no set of independent coordinates exists there; start from a regular configuration or use "

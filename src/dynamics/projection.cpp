@@ -146,7 +146,7 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   // others) the solve with R11 divides by rounding; there, on the constraints (project), T is the
   // closest basis at every evaluation anyway and its stored value is kept (X only for the drivers)
   du.tail(f_) = rhs_u_;
-  const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
+  const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio * ratio_scale;
   continuationRates(tf, p1_, frozen, n_, f_, [&](MatX& AdotT) {  // A_dot T = diag(row) C_dot diag(col) T
     AdotT.resize(ws.kin.C_rate.rows(), TS_.cols());
     for (Eigen::Index j = 0; j < AdotT.cols(); ++j)
@@ -195,7 +195,7 @@ std::string ProjectionFormulation::start(const Model& model, DynamicsWorkspace& 
   const VecX vt = ws.scaling.col.cwiseInverse().cwiseProduct(x.v);
   start_event_.reset();
   keepIndependentRows(tf);
-  if (ratio >= kSingularRatio) {
+  if (ratio >= kSingularRatio * ratio_scale) {
     T = tf.fullQ().rightCols(f_);
   } else {
     // a singular start: the branch the motion takes decides T (singular_start.hpp)

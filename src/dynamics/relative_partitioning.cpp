@@ -114,7 +114,7 @@ std::string RelativePartitioningFormulation::solveAt(const Model& model, Dynamic
 std::string RelativePartitioningFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
                                                    Eigen::Ref<VecX> u) {
   switches_.clear();
-  if (const Scalar ratio = SingularWatch(r_ + (model.nc() - static_cast<int>(equations_.rows.size()))).start(model, ws, x);
+  if (const Scalar ratio = SingularWatch(r_ + (model.nc() - static_cast<int>(equations_.rows.size())), ratio_scale).start(model, ws, x);
       ratio < kSingularRatio) {
     std::ostringstream os;
     os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio

@@ -136,7 +136,7 @@ std::string RelativeProjectionFormulation::evaluate(const Model& model, Dynamics
   power_ = (e.M * ws.a_r - e.Q).dot(x.v_r);
   // continuation: T' = -Q1 X, X = R11^-T (A' T)_K; w' = T^T a~ - X^T p' (projection.hpp)
   du.tail(f_) = w_rate;
-  const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio;
+  const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio * ratio_scale;
   continuationRates(
       tf, p1_, frozen, n_, f_, [&](MatX& AdotT) { constraintRateTimes(model, ws, x, AdotT); }, AdotT_, X_, du);
   if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
@@ -163,7 +163,7 @@ std::string RelativeProjectionFormulation::start(const Model& model, DynamicsWor
   const TangentFactorization& tf = tangent_;
   const Scalar ratio = r_ > 0 ? tf.diagonalRatio(r_ - 1) : 1;
   Eigen::Map<MatX> T(u.data(), n_, f_);
-  if (ratio >= kSingularRatio) {
+  if (ratio >= kSingularRatio * ratio_scale) {
     T = tf.fullQ().rightCols(f_);
   } else {
     // a singular start: the branch the absolute formulation finds, in joint velocities

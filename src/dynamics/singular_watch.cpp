@@ -93,7 +93,7 @@ Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const S
     if (c.i != c.j) gram_(c.j, c.i) += g;
   }
   factorizeGram();
-  return r_ > 0 ? diagonalRatio(r_ - 1) : 1;
+  return r_ > 0 ? diagonalRatio(r_ - 1) / scale_ : 1;
 }
 
 void SingularWatch::factorizeGram() const {
@@ -142,7 +142,7 @@ Scalar SingularWatch::diagonalRatio(int j) const {
 
 Scalar SingularWatch::singularValueRatioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   ratioAt(model, ws, x);  // evaluates C at x, and C_s C_s^T by couplings
-  if (r_ > 0 && r_ == model.nc() && model.nc() >= kLanczosRows) return sparseSingularValueRatio(model.nc());
+  if (r_ > 0 && r_ == model.nc() && model.nc() >= kLanczosRows) return sparseSingularValueRatio(model.nc()) / scale_;
   At_.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.dense().transpose() * ws.scaling.row.asDiagonal();
   if (r_ == 0 || At_.cols() == 0) return 1;
   // the smaller of C_s C_s^T (nc x nc) and C_s^T C_s (n x n): the same nonzero eigenvalues
@@ -151,7 +151,7 @@ Scalar SingularWatch::singularValueRatioAt(const Model& model, DynamicsWorkspace
   const VecX& l = eigen.eigenvalues();  // increasing
   const Eigen::Index largest = l.size() - 1;
   if (r_ > l.size() || !(l(largest) > 0)) return 0;
-  return std::sqrt(std::max<Scalar>(0, l(largest - r_ + 1)) / l(largest));
+  return std::sqrt(std::max<Scalar>(0, l(largest - r_ + 1)) / l(largest)) / scale_;
 }
 
 Scalar SingularWatch::sparseSingularValueRatio(int rows) const {
@@ -372,7 +372,7 @@ MatX tangentBasisAt(const Model& model, DynamicsWorkspace& ws, const State& x, i
 }
 
 SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const State& x_s, int rank,
-                                const MatX& T_before, const MatX& T_after) {
+                                const MatX& T_before, const MatX& T_after, Scalar ratio_scale) {
   const int n = model.nv(), f = n - rank;
   SingularPassage p;
   p.t = x_s.t;
@@ -380,7 +380,7 @@ SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const
   const MatX Q = tangentBasisAt(model, ws, x_s, 0).leftCols(n);  // the full Q (rank 0 keeps all columns)
   const TangentFactorization& tf = ws.tangent;
   p.ratio = rank > 0 ? tf.diagonalRatio(rank - 1) : 1;
-  p.rank = std::min(tf.rankAt(kSingularRatio), rank);
+  p.rank = std::min(tf.rankAt(kSingularRatio * ratio_scale), rank);
   // null C_s there: the last n - rank* columns of Q; the motion's tangent spaces moved into it
   const MatX Q1 = Q.leftCols(p.rank), N = Q.rightCols(n - p.rank);
   MatX before = T_before, after = T_after;

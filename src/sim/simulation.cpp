@@ -396,8 +396,15 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
                                : projectionTrigger(options.integrator) *
                                      std::max(options.ode.rtol, options.ode.atol / model.characteristicLength());
   KinematicsWorkspace check(model);
-  const int rank = options.generic_rank >= 0 ? options.generic_rank : analyzeConstraints(model, check, x0).generic_rank;
+  Scalar regular_ratio = options.regular_ratio;
+  int rank = options.generic_rank;
+  if (rank < 0) {
+    const RankReport report = analyzeConstraints(model, check, x0);
+    rank = report.generic_rank;
+    if (regular_ratio <= 0) regular_ratio = report.generic_ratio;
+  }
   result.generic_rank = rank;
+  formulation.ratio_scale = ratioScale(regular_ratio);
   if (const Scalar drift = std::max(options.ode.rtol, options.ode.atol / model.characteristicLength());
       options.stabilization == Stabilization::Projection && tolerance < drift) {
     std::ostringstream os;
@@ -536,7 +543,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
   const long last = std::max(1L, static_cast<long>(std::ceil((options.t_end - x0.t) / dt - 1e-9)));
   auto sampleTime = [&](long k) { return k >= last ? options.t_end : x0.t + static_cast<Scalar>(k) * dt; };
 
-  SingularWatch watch(rank);
+  SingularWatch watch(rank, formulation.ratio_scale);
   const Scalar ratio_start = watch.start(model, watch_ws, x0);
   if (ratio_start < kCrossingRatio) {
     if (std::string problem = offBranchStart(model, watch_ws, x0, rank); !problem.empty())
@@ -611,7 +618,7 @@ SimulationResult simulate(const Model& model, Formulation& formulation, const St
     for (PendingPassage& p : pending) {
       const MatX before = tangentBasisAt(model, watch_ws, p.before, rank);
       // (its ratio is the Householder QR's at the closest approach: the watch's resolves 1e-8)
-      SingularPassage passage = describePassage(model, watch_ws, p.x, rank, before, after);
+      SingularPassage passage = describePassage(model, watch_ws, p.x, rank, before, after, watch.scale());
       passage.at_rest = p.at_rest;
       const std::string when = timeLabel(p.x.t);
       RunEvent event;

@@ -64,6 +64,12 @@ struct RankReport {
   /// not computed.
   int generic_rank = -1;
   int generic_samples_used = 0;
+  /// The mechanism's regular level of |R_rr| / |R_11| at the generic rank r: the median over the
+  /// samples where x's own ratio is within 10x of it; 1 (no level to read) where it is not -- x
+  /// near a singular configuration, the samples' ratios then grow with their distance from it --,
+  /// without samples, and for r = 0. Its singular configurations are where the ratio falls far
+  /// below this level (the simulation's watch, dynamics/singular_watch.hpp).
+  Scalar generic_ratio = 1;
   /// The samples are configurations with the drivers released (the driven mechanism could not
   /// move from x: see analyzeConstraints).
   bool generic_from_free_drivers = false;

@@ -205,6 +205,9 @@ class Formulation {
   virtual Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const { return u.head(0); }
 
   Baumgarte baumgarte;
+  /// The simulation's watch scale (ratioScale, singular_watch.hpp): a formulation's own
+  /// |R_rr| / |R_11| thresholds apply to its ratios divided by this.
+  Scalar ratio_scale = 1;
 };
 
 

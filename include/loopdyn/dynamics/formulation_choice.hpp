@@ -31,6 +31,7 @@ struct BuiltFormulation {
   std::string problem;
   std::vector<std::string> eliminated;  ///< elimination: the names of the eliminated equations
   int generic_rank = 0;                 ///< rank of C on the motion (analyzeConstraints at x0)
+  Scalar generic_ratio = 1;             ///< its regular |R_rr| / |R_11| (RankReport::generic_ratio)
 };
 
 /// The formulation `choice` names, for a motion from the assembled state x0. Elimination refuses a

@@ -60,18 +60,37 @@ inline constexpr Scalar kBranchChange = 0.3;
 /// Describes the passage at x_s (the closest approach) of a motion whose tangent bases before and
 /// after, in scaled coordinates (n x f, orthonormal, tangent_space.hpp), are T_before and T_after.
 /// Evaluates ws.kin and ws.tangent at x_s.
+/// ratio_scale: the watch's (the rank there counted below kSingularRatio times it).
 SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const State& x_s, int rank,
-                                const MatX& T_before, const MatX& T_after);
+                                const MatX& T_before, const MatX& T_after, Scalar ratio_scale = 1);
 
 /// The orthonormal tangent basis (scaled coordinates, n x (n - rank)) at the positions of x: the
 /// last columns of Q in the pivoted QR of C_s^T. Evaluates ws.kin and ws.tangent there.
 MatX tangentBasisAt(const Model& model, DynamicsWorkspace& ws, const State& x, int rank);
 
+/// The thresholds above (and the simulation's, sim/simulation.hpp) are set for mechanisms whose
+/// regular |R_rr| / |R_11| is at least this (every bundled model: 0.06 - 1; the 256-loop ladder
+/// 0.06). A mechanism whose regular level (RankReport::generic_ratio) is lower is watched on its
+/// ratio divided by level / kRegularLevel (SingularWatch's scale): its regular configurations read
+/// at this level, far above the passages' thresholds (kSingularRatio, the simulation's crossing
+/// ratio) and below the simulation's kProjectRatio, so that it is evaluated on its constraints as
+/// near a singular configuration (off them its ill-conditioned C made lagrange take 142 521 steps
+/// at rtol 1e-10 and hdca 205 266 at 1e-8 over 1 s, against 4 402 and 730 on them). Before, a
+/// regular 27-body ladder at 2.2e-5 read as singular everywhere: dca crossed its whole 2 s in 64
+/// collocation steps without error control (0.039 J lost, exit 0), projection followed a frozen
+/// basis 2e-3 m off (exit 0), lagrange stopped as "at rest at a singular configuration".
+inline constexpr Scalar kRegularLevel = 1e-2;
+
+/// The watch's scale for a mechanism whose regular |R_rr| / |R_11| is `level`: 1 from
+/// kRegularLevel up.
+inline Scalar ratioScale(Scalar level) { return level > 0 && level < kRegularLevel ? level / kRegularLevel : 1; }
+
 class SingularWatch {
  public:
-  explicit SingularWatch(int rank) : r_(rank) {}
+  /// scale: ratioScale of the mechanism's regular level (the ratios are read divided by it).
+  explicit SingularWatch(int rank, Scalar scale = 1) : r_(rank), scale_(scale) {}
 
-  /// |R_rr| / |R_11| at the positions of x (evaluates ws.kin there).
+  /// |R_rr| / |R_11| at the positions of x (evaluates ws.kin there), divided by the scale.
   Scalar ratioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const;
   /// Starts watching at x; returns the ratio there.
   Scalar start(const Model& model, DynamicsWorkspace& ws, const State& x);
@@ -101,11 +120,13 @@ class SingularWatch {
   /// O(nnz) a step instead of O(m^3) (`simulate` of the 128-loop ladder 9.1 s -> 3.3 s, 256 loops
   /// 71 s -> 18 s), to about 1e-6 relative where the smallest eigenvalues cluster.
   Scalar singularValueRatioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const;
+  Scalar scale() const { return scale_; }
   /// From this many rows (all independent on the motion) sigma_r / sigma_1 is found by Lanczos.
   static constexpr int kLanczosRows = 256;
 
  private:
   int r_;
+  Scalar scale_ = 1;
   Scalar last_ratio_ = 1;
   Scalar last_excess_ = 0;
   int last_excess_row_ = -1;

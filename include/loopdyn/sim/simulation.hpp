@@ -96,6 +96,9 @@ struct SimulationOptions {
   Scalar energy_tolerance = 0;
   /// Generic rank of C on the motion (analyzeConstraints); -1: found from the initial state.
   int generic_rank = -1;
+  /// The mechanism's regular |R_rr| / |R_11| (RankReport::generic_ratio), for the watch's scale
+  /// (dynamics/singular_watch.hpp); 0: found with the generic rank (1 where that is given).
+  Scalar regular_ratio = 0;
   /// Multipliers and the pairs' reactions in the samples; without them Sample::lambda and
   /// Sample::reactions are not filled.
   bool multipliers = true;
