@@ -314,7 +314,7 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--integrator", o->integrator, "dopri5 (like ode45), bs23 (ode23), adams (ode113), dop853 (ode89: tight tolerances), rk4 (fixed step)")
       ->check(CLI::IsMember({"dopri5", "bs23", "adams", "dop853", "rk4"}))
       ->capture_default_str();
-  cmd->add_option("--rtol", o->rtol, "Relative tolerance")->check(finiteNumber(true))->capture_default_str();
+  cmd->add_option("--rtol", o->rtol, "Relative tolerance of the bodies' positions and velocities, whatever the method and coordinates carry (docs/simulation.md)")->check(finiteNumber(true))->capture_default_str();
   cmd->add_option("--atol", o->atol, "Absolute tolerance (default: rtol / 100)")->check(finiteNumber(true));
   cmd->add_option("--max-step", o->max_step, "Largest step, s (0: no limit)")->check(finiteNumber(false));
   cmd->add_option("--step", o->step, "Step of rk4, s")->check(finiteNumber(true))->capture_default_str();
