@@ -131,9 +131,10 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   explicit HdcaFormulation(const Model& model, int threads = 1);
   std::string_view name() const override { return "hdca"; }
 
-  /// A body turned about several axes by its tree joint and far easier to turn about one than
-  /// another (principal inertias below kThinBodyRatio apart): the momenta's errors become velocity errors that much larger, and the
-  /// run takes many more steps than dca's (issue 46; measured in hdca.cpp).
+  /// A body turned about every axis by its tree joint (spherical, floating) and far easier to
+  /// turn about one than another (principal inertias below kThinBodyRatio apart): the momenta's
+  /// errors become velocity errors that much larger, and the run takes many more steps than
+  /// dca's (issue 46; measured in hdca.cpp).
   std::vector<std::string> costWarnings(const Model& model) const override;
   /// u = p of the assembled state x (sigma = 0).
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
