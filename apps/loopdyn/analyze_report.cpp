@@ -1,6 +1,7 @@
 #include "analyze_report.hpp"
 
 #include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/dynamics/singular_watch.hpp"
 #include "assembly_changes.hpp"
 #include "relative_uniqueness_report.hpp"
 #include "report_format.hpp"
@@ -73,6 +74,10 @@ void printStructure(std::ostringstream& os, const AnalysisResults& res) {
   } else {
     os << "singular     no (generic rank " << r.generic_rank << ", from " << r.generic_samples_used
        << " nearby assembled configurations)\n";
+    if (r.generic_ratio < kRegularLevel)
+      os << "             ill-conditioned everywhere: |R_rr| / |R_11| = " << formatNumber(r.generic_ratio)
+         << " here and nearby (a simulation reads its singular\n"
+         << "             configurations as falls far below this level, docs/simulation.md)\n";
   }
   os << "dependent    " << joinNames(equationNames(model, r.dependent_equations))
      << "    (QR with column pivoting of C^T; threshold " << formatNumber(r.rank_threshold) << ")\n";
@@ -327,6 +332,7 @@ std::string analysisJson(const AnalysisResults& res) {
   w.key("singular").value(r.singular);
   w.key("generic_rank").value(r.generic_rank);
   w.key("generic_samples").value(r.generic_samples_used);
+  w.key("generic_ratio").value(r.generic_ratio);
   w.key("generic_rank_with_drivers_released").value(r.generic_from_free_drivers);
   w.key("dependent_equations").array(equationNames(model, r.dependent_equations));
   w.key("independent_equations").array(equationNames(model, r.independent_equations));

@@ -40,6 +40,19 @@ TEST(AnalyzeCommand, TextReportNamesSingularity) {
   EXPECT_NE(r.output.find("singular     YES: rank 12 here, generic rank 14"), std::string::npos) << r.output;
 }
 
+// A regular mechanism ill-conditioned everywhere (issue 46) says so, with its level: the 27-body
+// ladder's |R_rr| / |R_11| is 2.2e-5 at every configuration; the double four-bar's 0.41 is not.
+TEST(AnalyzeCommand, NamesAMechanismIllConditionedEverywhere) {
+  const std::string ladder = std::string(LOOPDYN_TEST_DATA_DIR) + "/reproducers/ladder27_relative_route.yaml";
+  const CliRun r = run("analyze " + ladder);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("ill-conditioned everywhere: |R_rr| / |R_11| = 2.21e-05"), std::string::npos) << r.output;
+  const CliRun json = run("analyze --json " + ladder);
+  EXPECT_NE(json.output.find("\"generic_ratio\": 2.21"), std::string::npos) << json.output;
+  const CliRun regular = run("analyze " + test::modelPath("double_four_bar"));
+  EXPECT_EQ(regular.output.find("ill-conditioned"), std::string::npos) << regular.output;
+}
+
 // A driven platform at a singular pose (issue 14): not "assembly failed", but the singularity with
 // its rank, the generic rank, the extra motion and where that rank came from.
 TEST(AnalyzeCommand, DrivenPlatformAtASingularPoseIsReportedSingular) {
