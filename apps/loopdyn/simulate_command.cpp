@@ -46,6 +46,7 @@ struct SimulateOptions {
   std::string stabilization = "projection";
   Scalar baumgarte_alpha = 10, baumgarte_beta = 10;
   Scalar projection_tolerance = 0;
+  Scalar energy_tolerance = 0;  ///< 0: energyTolerance's default
   std::string reactions = "all";
   bool json = false;
   std::string report_path;  ///< --report: the HTML page (html_report.hpp)
@@ -94,6 +95,7 @@ std::unique_ptr<Formulation> chosenFormulation(const SimulateOptions& options, c
   so.stabilization = stabilizationFromName(options.stabilization);
   so.baumgarte_alpha = options.baumgarte_alpha;
   so.projection_tolerance = options.projection_tolerance;
+  so.energy_tolerance = options.energy_tolerance;
   so.baumgarte_beta = options.baumgarte_beta;
   so.generic_rank = built.generic_rank;
   so.regular_ratio = built.generic_ratio;
@@ -333,6 +335,10 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--projection-tolerance", o->projection_tolerance,
                   "Scaled constraint violation above which a step is projected (0: --rtol)")
+      ->check(finiteNumber(false));
+  cmd->add_option("--energy-tolerance", o->energy_tolerance,
+                  "Largest drift of the energy balance, as a share of the energy scale, before the run counts as failed "
+                  "(0: max(1e4 rtol, 1e-6); at most 0.01)")
       ->check(finiteNumber(false));
   cmd->add_option("--reactions", o->reactions, "Reaction columns: all, world (axes), joint (frame), none")
       ->check(CLI::IsMember({"all", "world", "joint", "none"}))

@@ -482,6 +482,18 @@ TEST(SimulateCommand, FailureNamesTimeAndJointsAndKeepsTheRowsUnderAFailedName) 
   EXPECT_NE(r.output.find("dfb.failed.csv"), std::string::npos) << r.output;
 }
 
+TEST(SimulateCommand, AnEnergyToleranceSetsTheEnergyCheck) {
+  // the double four-bar's balance drifts by ~1e-10 of its scale at the default rtol: it passes
+  // the default check (1e-4) and fails one asked at 1e-13
+  const fs::path dir = scratchDirectory("energy_tolerance");
+  const std::string run = "simulate " + test::modelPath("double_four_bar") + " --t-end 0.5 --out " + (dir / "o.csv").string();
+  const test::CliRun loose = test::runCli(run);
+  EXPECT_EQ(loose.exit_code, 0) << loose.output;
+  const test::CliRun tight = test::runCli(run + " --energy-tolerance 1e-13");
+  EXPECT_EQ(tight.exit_code, 3) << tight.output;
+  EXPECT_NE(tight.output.find("the energy balance drifted"), std::string::npos) << tight.output;
+}
+
 TEST(SimulateCommand, BadEliminationIsAUsageError) {
   const fs::path dir = scratchDirectory("usage");
   const std::string model = test::modelPath("mobile_robot");

@@ -73,6 +73,34 @@ TEST(Simulation, PendulumPeriodMatchesTheClosedForm) {
   EXPECT_LT(r.energy_drift_max / r.energy_scale, 1e-9);
 }
 
+bool warnsOfTheEnergyBlindSpot(const SimulationResult& r) {
+  return std::any_of(r.warnings.begin(), r.warnings.end(),
+                     [](const std::string& w) { return w.find("the energy check resolves") != std::string::npos; });
+}
+
+TEST(Simulation, SaysWhenTheEnergyCheckCannotSeeTheMotionsOwnEnergy) {
+  // issue 46: the energy scale is at least the work of gravity over the characteristic length
+  // (m g L = 15.7 J here), so a motion of 4e-6 J (1 mrad) could lose all of it at exit 0
+  SimulationOptions options;
+  options.t_end = 0.5;
+  LagrangeFormulation lagrange;
+  const Model small = barPendulum(0.8, 1e-3);
+  const SimulationResult blind = simulate(small, lagrange, initialState(small), options, [](const Sample&, const DynamicsWorkspace&) {});
+  ASSERT_TRUE(blind.ok) << blind.failure;
+  EXPECT_TRUE(warnsOfTheEnergyBlindSpot(blind));
+  // an energy tolerance that resolves a tenth of the motion's energy sees it (and the run holds it)
+  options.energy_tolerance = 2e-8;
+  const SimulationResult resolved = simulate(small, lagrange, initialState(small), options, [](const Sample&, const DynamicsWorkspace&) {});
+  ASSERT_TRUE(resolved.ok) << resolved.failure;
+  EXPECT_FALSE(warnsOfTheEnergyBlindSpot(resolved));
+  // a swing of 0.3 rad (0.35 J) is seen at the default tolerance
+  options.energy_tolerance = 0;
+  const Model large = barPendulum(0.8, 0.3);
+  const SimulationResult seen = simulate(large, lagrange, initialState(large), options, [](const Sample&, const DynamicsWorkspace&) {});
+  ASSERT_TRUE(seen.ok) << seen.failure;
+  EXPECT_FALSE(warnsOfTheEnergyBlindSpot(seen));
+}
+
 /// Per sample: positions and, per pair, the wrench on its first body at its point.
 struct Trajectory {
   std::vector<VecX> q;
