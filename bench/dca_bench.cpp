@@ -13,8 +13,8 @@
 #include <cmath>
 #include <string>
 
-#include "loopdyn/dynamics/dca.hpp"
-#include "loopdyn/dynamics/hdca.hpp"
+#include "loopdyn/dynamics/dca/dca.hpp"
+#include "loopdyn/dynamics/dca/hdca.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "test_models.hpp"
 

@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <random>
 
-#include "loopdyn/dynamics/formulation_choice.hpp"
-#include "loopdyn/dynamics/relative_lagrange.hpp"
+#include "loopdyn/sim/formulation_choice.hpp"
+#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
 #include "loopdyn/dynamics/tree_dynamics.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"

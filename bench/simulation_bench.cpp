@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/dynamics/formulation_choice.hpp"
+#include "loopdyn/sim/formulation_choice.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "bench_models.hpp"
 

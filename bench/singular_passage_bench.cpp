@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bench_models.hpp"
-#include "loopdyn/dynamics/formulation_choice.hpp"
+#include "loopdyn/sim/formulation_choice.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "support/ladder_oracle.hpp"
 

@@ -16,7 +16,7 @@ packages=(
 )
 # (clang, its sanitizer and libFuzzer runtimes and llvm-symbolizer: scripts/sanitize.sh; pybind11
 # and numpy: the Python module, python/, for Debian's /usr/bin/python3; doxygen: the API docs;
-# oneTBB: the divide-and-conquer formulations' parallel assembly, dynamics/dca.hpp; chromium: the
+# oneTBB: the divide-and-conquer formulations' parallel assembly, dynamics/dca/dca.hpp; chromium: the
 # HTML report's browser test, tests/apps/html_report_test.cpp)
 
 missing=()

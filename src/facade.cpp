@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "loopdyn/common/check.hpp"
-#include "loopdyn/dynamics/formulation_choice.hpp"
+#include "loopdyn/sim/formulation_choice.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/ode/integrator.hpp"
 #include "loopdyn/sim/sample_columns.hpp"

@@ -8,8 +8,8 @@
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
-#include "loopdyn/dynamics/dca_uniqueness.hpp"
-#include "loopdyn/dynamics/projective_criterion.hpp"
+#include "loopdyn/dynamics/dca/dca_uniqueness.hpp"
+#include "loopdyn/analysis/projective_criterion.hpp"
 #include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/model/model.hpp"

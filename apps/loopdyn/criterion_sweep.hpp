@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/dynamics/projective_criterion.hpp"
+#include "loopdyn/analysis/projective_criterion.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/model/model.hpp"
 

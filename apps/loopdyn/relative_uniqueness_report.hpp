@@ -1,6 +1,6 @@
 #pragma once
 // `analyze --coordinates relative`: joint-reaction uniqueness decided inside the DCA (paper 000;
-// dynamics/dca_uniqueness.hpp), as text and JSON, with its agreement with the absolute-coordinate
+// dynamics/dca/dca_uniqueness.hpp), as text and JSON, with its agreement with the absolute-coordinate
 // analysis (paper 001) of the same mechanism.
 
 #include <ostream>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
-#include "loopdyn/dynamics/dca_uniqueness.hpp"
+#include "loopdyn/dynamics/dca/dca_uniqueness.hpp"
 #include "loopdyn/io/json_writer.hpp"
 
 namespace loopdyn::cli {

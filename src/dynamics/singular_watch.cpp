@@ -9,7 +9,7 @@
 #include <Eigen/SVD>
 #include <Eigen/SparseCholesky>
 
-#include "loopdyn/dynamics/lanczos.hpp"
+#include "loopdyn/linalg/lanczos.hpp"
 
 namespace loopdyn {
 

@@ -10,9 +10,9 @@
 #include <cstddef>
 #include <string>
 
-#include "loopdyn/dynamics/dca.hpp"
-#include "loopdyn/dynamics/formulation_choice.hpp"
-#include "loopdyn/dynamics/hdca.hpp"
+#include "loopdyn/dynamics/dca/dca.hpp"
+#include "loopdyn/sim/formulation_choice.hpp"
+#include "loopdyn/dynamics/dca/hdca.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "test_models.hpp"

@@ -12,7 +12,7 @@
 #include <filesystem>
 
 #include "loopdyn/dynamics/mass_and_forces.hpp"
-#include "loopdyn/dynamics/relative_lagrange.hpp"
+#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"

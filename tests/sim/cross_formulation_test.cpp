@@ -18,8 +18,8 @@
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
-#include "loopdyn/dynamics/partitioning.hpp"
-#include "loopdyn/dynamics/projection.hpp"
+#include "loopdyn/dynamics/formulations/partitioning.hpp"
+#include "loopdyn/dynamics/formulations/projection.hpp"
 #include "loopdyn/kinematics/pair_wrench.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "test_models.hpp"

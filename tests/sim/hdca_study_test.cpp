@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "loopdyn/dynamics/dca.hpp"
-#include "loopdyn/dynamics/hdca.hpp"
+#include "loopdyn/dynamics/dca/dca.hpp"
+#include "loopdyn/dynamics/dca/hdca.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "test_models.hpp"
 

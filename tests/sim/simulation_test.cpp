@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
-#include "loopdyn/dynamics/formulation_choice.hpp"
+#include "loopdyn/sim/formulation_choice.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/kinematics/pair_wrench.hpp"

@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
-#include "loopdyn/dynamics/projection.hpp"
-#include "loopdyn/dynamics/dca.hpp"
-#include "loopdyn/dynamics/hdca.hpp"
-#include "loopdyn/dynamics/relative_projection.hpp"
-#include "loopdyn/dynamics/relative_lagrange.hpp"
+#include "loopdyn/dynamics/formulations/projection.hpp"
+#include "loopdyn/dynamics/dca/dca.hpp"
+#include "loopdyn/dynamics/dca/hdca.hpp"
+#include "loopdyn/dynamics/formulations/relative_projection.hpp"
+#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "loopdyn/io/model_reader.hpp"

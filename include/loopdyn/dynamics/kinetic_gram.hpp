@@ -42,7 +42,7 @@
 
 #include "loopdyn/common/types.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
-#include "loopdyn/dynamics/pivoted_ldlt.hpp"
+#include "loopdyn/linalg/pivoted_ldlt.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
 #include "loopdyn/model/model.hpp"

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "loopdyn/common/types.hpp"
-#include "loopdyn/dynamics/pivoted_householder_qr.hpp"
+#include "loopdyn/linalg/pivoted_householder_qr.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
 #include "loopdyn/model/model.hpp"

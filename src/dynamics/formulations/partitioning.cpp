@@ -1,0 +1,315 @@
+#include "loopdyn/dynamics/formulations/partitioning.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/common/check.hpp"
+#include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/analysis/projective_criterion.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+std::vector<int> complement(const std::vector<int>& set, int n) {
+  std::vector<int> rest;
+  for (int i = 0; i < n; ++i)
+    if (!std::binary_search(set.begin(), set.end(), i)) rest.push_back(i);
+  return rest;
+}
+
+
+}  // namespace
+
+Partition choosePartition(const Model& model, DynamicsWorkspace& ws, const MatX& M, const State& x, int rank) {
+  const ProjectiveCriterion criterion = projectiveCriterion(model, ws.kin, M, x, rank);
+  Partition p;
+  p.independent = criterion.best_set;
+  std::sort(p.independent.begin(), p.independent.end());
+  p.dependent = complement(p.independent, model.nv());
+  p.quality = criterion.set_sigma_min;
+  // the rows: the first r pivots of the QR of C_s^T (ws.kin evaluated at x by the criterion)
+  ws.tangent.compute(ws.kin, ws.scaling, criterion.rank);
+  p.rows.assign(ws.tangent.K.begin(), ws.tangent.K.begin() + criterion.rank);
+  std::sort(p.rows.begin(), p.rows.end());
+  return p;
+}
+
+Scalar currentQuality(const Partition& p, const MatX& M, const MatX& Md) {
+  const auto k = static_cast<Eigen::Index>(p.independent.size());
+  if (k == 0) return 1;
+  // mu = lambda_max(N_I M_d N_I)^-1/2, N_I = diag(M^-1(i,i))^1/2 (see the header)
+  const Eigen::LLT<MatX> mass(M);
+  const auto n = M.rows();
+  VecX norms(k), e(n);
+  for (Eigen::Index j = 0; j < k; ++j) {
+    e.setZero(n);
+    e(p.independent[j]) = 1;
+    mass.matrixL().solveInPlace(e);  // |L^-1 e_i|^2 = M^-1(i,i)
+    norms(j) = e.norm();
+  }
+  const MatX gram = norms.asDiagonal() * Md * norms.asDiagonal();
+  const Eigen::SelfAdjointEigenSolver<MatX> eigen(gram, Eigen::EigenvaluesOnly);
+  return 1 / std::sqrt(eigen.eigenvalues()(k - 1));
+}
+
+bool PartitionedEquations::velocities(const MatX& C, const VecX& b, const VecX& row, const VecX& col,
+                                      const Partition& p, Eigen::Ref<const VecX> u, VecX& v) {
+  const auto& K = p.rows;
+  const auto& I = p.independent;
+  const auto& D = p.dependent;
+  r_ = static_cast<int>(K.size());
+  k_ = static_cast<int>(I.size());
+  const auto n = static_cast<Eigen::Index>(r_ + k_);
+  // C_KD on the dimensionless matrix (pivoting and conditioning independent of units)
+  cd_.resize(r_, r_);
+  for (int j = 0; j < r_; ++j)
+    for (int i = 0; i < r_; ++i) cd_(i, j) = row(K[i]) * C(K[i], D[j]) * col(D[j]);
+  if (r_ > 0) {
+    cd_lu_.compute(cd_);
+    if (!(cd_lu_.rcond() > kSingularBlock)) return false;
+  }
+  // A = -C_KD^-1 C_KI and eta = -C_KD^-1 b_K (eqs. (7)-(9)); D^T = [I; A]
+  ci_.resize(r_, k_);
+  p2_.resize(r_);
+  for (int i = 0; i < r_; ++i) {
+    for (int j = 0; j < k_; ++j) ci_(i, j) = row(K[i]) * C(K[i], I[j]);
+    p2_(i) = row(K[i]) * b(K[i]);
+  }
+  X_.resize(r_, k_);
+  eta_.resize(r_);
+  // (k = 0: a fully driven mechanism, no independent coordinate; Eigen 3.4's blocks of matrices
+  // without columns are undefined, so they are skipped)
+  if (r_ > 0) {
+    if (k_ > 0) X_.noalias() = cd_lu_.solve(ci_);
+    eta_.noalias() = cd_lu_.solve(p2_);
+  }
+  Dt_.setZero(n, k_);
+  for (int j = 0; j < k_; ++j) Dt_(I[j], j) = 1;
+  for (int i = 0; i < r_; ++i) {
+    if (k_ > 0) Dt_.row(D[i]) = -col(D[i]) * X_.row(i);
+    eta_(i) *= -col(D[i]);
+  }
+  // velocities: v = D^T u + [0; eta]
+  v.noalias() = Dt_ * u;
+  for (int i = 0; i < r_; ++i) v(D[i]) += eta_(i);
+  return true;
+}
+
+bool PartitionedEquations::accelerations(const MatX& M, const VecX& F, const VecX& Gamma, const VecX& row,
+                                         const VecX& col, const Partition& p, VecX& a, Eigen::Ref<VecX> a_I) {
+  const auto& K = p.rows;
+  const auto& D = p.dependent;
+  const auto n = static_cast<Eigen::Index>(r_ + k_);
+  // xi = C_KD^-1 Gamma_K (eq. (10)), then eqs. (12)-(14)
+  xi_.resize(r_);
+  for (int i = 0; i < r_; ++i) p2_(i) = row(K[i]) * Gamma(K[i]);
+  if (r_ > 0) xi_.noalias() = cd_lu_.solve(p2_);
+  at_.setZero(n);  // [0; xi]
+  for (int i = 0; i < r_; ++i) at_(D[i]) = col(D[i]) * xi_(i);
+  r_F_ = F;
+  r_F_.noalias() -= M * at_;            // F - M [0; xi]
+  a_I.noalias() = Dt_.transpose() * r_F_;  // h_d, eq. (14)
+  MDt_.noalias() = M * Dt_;
+  Mt_.noalias() = Dt_.transpose() * MDt_;  // M_d, eq. (13)
+  if (k_ > 0) {
+    mt_llt_.compute(Mt_);
+    if (mt_llt_.info() != Eigen::Success) return false;
+    mt_llt_.solveInPlace(a_I);  // a_I, eq. (12)
+  }
+  a = at_;
+  a.noalias() += Dt_ * a_I;  // eq. (10)
+  return true;
+}
+
+void PartitionedEquations::dependentRowMultipliers(const MatX& M, const VecX& F, const VecX& a, const VecX& row,
+                                                   const VecX& col, const Partition& p, VecX& lambda) const {
+  // eq. (38) on the dependent rows: C_KD^T lambda_K = (F - M a)_D, with C_KD^-T = R_K Cs_KD^-T S_D
+  const auto r = static_cast<Eigen::Index>(p.rows.size());
+  if (r == 0) return;
+  VecX residual = F;
+  residual.noalias() -= M * a;
+  VecX rhs(r);
+  for (Eigen::Index i = 0; i < r; ++i) rhs(i) = col(p.dependent[i]) * residual(p.dependent[i]);
+  const VecX lambda_K = cd_lu_.transpose().solve(rhs);
+  for (Eigen::Index i = 0; i < r; ++i) lambda(p.rows[i]) = row(p.rows[i]) * lambda_K(i);
+}
+
+Scalar PartitionedEquations::rcond() const { return r_ > 0 ? cd_lu_.rcond() : 1; }
+
+PartitioningFormulation::PartitioningFormulation(const Model& model, int rank, Scalar switch_ratio)
+    : n_(model.nv()), nc_(model.nc()), r_(rank), k_(model.nv() - rank), switch_ratio_(switch_ratio) {
+  LOOPDYN_CHECK(rank >= 0 && rank <= model.nv(), "partitioning: rank ", rank, " out of range");
+  LOOPDYN_CHECK(switch_ratio >= 0 && switch_ratio < 1, "partitioning: switch ratio ", switch_ratio,
+                " must be in [0, 1)");
+}
+
+std::vector<int> PartitioningFormulation::eliminatedEquations() const { return complement(partition_.rows, nc_); }
+
+std::string PartitioningFormulation::evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws,
+                                                  State& x, Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
+                                                  bool multipliers) const {
+  const VecX& row = ws.scaling.row;
+  const VecX& col = ws.scaling.col;
+  x.v.setZero(n_);  // (b's rounding depends on x.v: a stale one would carry the last evaluation over)
+  evaluateConstraints(model, ws.kin, x);  // C and b: positions and time only
+  if (!equations_.velocities(ws.kin.C.dense(), ws.kin.b, row, col, p, u, x.v))
+    return "the dependent coordinates cannot be solved for: C_KD is singular (reciprocal condition " +
+           std::to_string(equations_.rcond()) + ") with the independent coordinates " +
+           coordinateSet(velocityCoordinateNames(model), p.independent) +
+           " (at a singular configuration of the mechanism every set is singular: --method projection passes it)";
+  evaluateConstraints(model, ws.kin, x);
+  massMatrix(model, ws.kin.motion, ws.M);
+  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+  ws.Gamma = ws.kin.Gamma;
+  if (baumgarte.beta != 0) ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
+  if (!equations_.accelerations(ws.M, ws.F, ws.Gamma, row, col, p, ws.a, du))
+    return "the reduced mass matrix D M D^T is not positive definite: the independent coordinates " +
+           coordinateSet(velocityCoordinateNames(model), p.independent) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
+           std::to_string(equations_.rcond()) + ")";
+  if (multipliers) ws.lambda = partitionedReactions(model, ws, equations_, p, ReactionScheme::DependentRows);
+  return {};
+}
+
+std::string PartitioningFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
+                                              Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
+                                              const Evaluation& how) const {
+  if (how.project)
+    if (std::string problem = projectPositions(model, ws, x); !problem.empty()) return problem;
+  return evaluateWith(partition_, model, ws, x, u, du, how.multipliers);
+}
+
+Scalar PartitioningFormulation::constraintPower(const DynamicsWorkspace& ws, const State& x) const {
+  return (ws.M * ws.a - ws.F).dot(x.v);
+}
+
+std::string PartitioningFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+  State xs = x;
+  evaluateConstraints(model, ws.kin, xs);
+  massMatrix(model, ws.kin.motion, ws.M);
+  const Partition p = choosePartition(model, ws, ws.M, xs, r_);
+  VecX u = x.v(p.independent), du(k_);
+  return evaluateWith(p, model, ws, xs, u, du, true);
+}
+
+std::string PartitioningFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                           Eigen::Ref<VecX> u) {
+  switches_.clear();
+  if (const Scalar ratio = SingularWatch(r_, ratio_scale).start(model, ws, x); ratio < kSingularRatio) {
+    std::ostringstream os;
+    os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio << " at rank " << r_
+       << "): no set of independent coordinates exists there; start from a regular configuration or use "
+          "--method projection (which finds the branch the motion takes) or lagrange";
+    return os.str();
+  }
+  evaluateConstraints(model, ws.kin, x);
+  massMatrix(model, ws.kin.motion, ws.M);
+  partition_ = choosePartition(model, ws, ws.M, x, r_);
+  best_quality_ = partition_.quality;
+  u = x.v(partition_.independent);
+  return {};
+}
+
+Formulation::StepOutcome PartitioningFormulation::afterStep(const Model& model, DynamicsWorkspace& ws, const Step&,
+                                                            const State& x, Eigen::Ref<VecX> u) {
+  // (the simulation's watch stops the run at a singular configuration, which partitioning cannot
+  // pass: passesSingularConfigurations())
+  if (switch_ratio_ == 0 || k_ == 0) return {};
+  State& xs = ws.x_shifted;
+  xs.t = x.t;
+  xs.q = x.q;
+  VecX du(k_);
+  if (!evaluateWith(partition_, model, ws, xs, u, du, false).empty()) return {};  // the next step reports it
+  const Scalar quality = currentQuality(partition_, ws.M, equations_.Md());
+  const Scalar condition = equations_.rcond();
+  const MatX M = ws.M;
+  const std::optional<CoordinateSwitch> s = switchPartition(
+      x.t, quality, condition, switch_ratio_, partition_, best_quality_,
+      [&] { return choosePartition(model, ws, M, xs, r_); }, switches_);
+  if (!s) return {};
+  u = xs.v(partition_.independent);  // the same velocities, in the new coordinates
+  return {true, switchEvent(*s, switch_ratio_, condition, velocityCoordinateNames(model)), {}};
+}
+
+std::optional<CoordinateSwitch> switchPartition(Scalar t, Scalar quality, Scalar condition, Scalar ratio,
+                                                Partition& current, Scalar& best_quality,
+                                                const std::function<Partition()>& choose,
+                                                std::vector<CoordinateSwitch>& switches) {
+  if (quality >= ratio * best_quality && condition >= kRowsCondition) return std::nullopt;
+  // the current set has degraded against the best known: is there a better one here?
+  const Partition best = choose();
+  best_quality = best.quality;
+  if (quality >= ratio * best.quality && condition >= kRowsCondition) return std::nullopt;
+  if (best.independent == current.independent && best.rows == current.rows) return std::nullopt;
+  CoordinateSwitch s;
+  s.t = t;
+  s.from = current.independent;
+  s.to = best.independent;
+  s.quality_from = quality;
+  s.quality_to = best.quality;
+  s.rows_changed = best.rows != current.rows;
+  switches.push_back(s);
+  current = best;
+  return s;
+}
+
+std::string coordinateSet(const std::vector<std::string>& names, const std::vector<int>& set) {
+  std::string out;
+  for (const int i : set) out += (out.empty() ? "" : ", ") + names[static_cast<std::size_t>(i)];
+  return "{" + out + "}";
+}
+
+RunEvent switchEvent(const CoordinateSwitch& s, Scalar ratio, Scalar condition, const std::vector<std::string>& names) {
+  RunEvent e;
+  e.t = s.t;
+  if (s.from == s.to) {
+    e.kind = EventKind::RowsRechosen;
+    e.condition = condition;
+    return e;
+  }
+  e.kind = EventKind::CoordinateSwitch;
+  for (const int i : s.from) e.from.push_back(names[static_cast<std::size_t>(i)]);
+  for (const int i : s.to) e.to.push_back(names[static_cast<std::size_t>(i)]);
+  e.quality_from = s.quality_from;
+  e.quality_to = s.quality_to;
+  e.switch_ratio = ratio;
+  return e;
+}
+
+VecX partitionedReactions(const Model& model, const DynamicsWorkspace& ws, const PartitionedEquations& equations,
+                          const Partition& p, ReactionScheme scheme, VecX* tangential) {
+  const auto r = static_cast<Eigen::Index>(p.rows.size());
+  const auto n = ws.M.rows();
+  VecX lambda = VecX::Zero(model.nc());
+  if (r == 0) return lambda;
+  VecX lambda_K(r);
+  switch (scheme) {
+    case ReactionScheme::DependentRows:
+      equations.dependentRowMultipliers(ws.M, ws.F, ws.a, ws.scaling.row, ws.scaling.col, p, lambda);
+      return lambda;
+    case ReactionScheme::InverseMass: {
+      // eq. (35): (B M^-1 B^T) lambda_K = B M^-1 F - Gamma_K, B = C_K
+      const MatX B = ws.kin.C.dense()(p.rows, Eigen::all);
+      const Eigen::LLT<MatX> mass(ws.M);
+      const MatX MinvBt = mass.solve(B.transpose());
+      const VecX Gamma_K = ws.Gamma(p.rows);
+      lambda_K = (B * MinvBt).ldlt().solve(B * mass.solve(ws.F) - Gamma_K);
+      break;
+    }
+    case ReactionScheme::Augmented: {
+      // eq. (37): (T_bd M)^T [lambda_K; y] = F - M a, (T_bd M)^T = [B^T, M D^T]
+      MatX TbdM_t(n, n);
+      TbdM_t << ws.kin.C.dense()(p.rows, Eigen::all).transpose(), ws.M * equations.Dt();
+      const VecX y = TbdM_t.partialPivLu().solve(ws.F - ws.M * ws.a);
+      lambda_K = y.head(r);
+      if (tangential) *tangential = y.tail(n - r);
+      break;
+    }
+  }
+  for (Eigen::Index i = 0; i < r; ++i) lambda(p.rows[i]) = lambda_K(i);
+  return lambda;
+}
+
+}  // namespace loopdyn

@@ -1,0 +1,179 @@
+#include "loopdyn/sim/formulation_choice.hpp"
+
+#include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/dynamics/formulations/partitioning.hpp"
+#include "loopdyn/dynamics/formulations/projection.hpp"
+#include "loopdyn/dynamics/dca/dca.hpp"
+#include "loopdyn/dynamics/dca/hdca.hpp"
+#include "loopdyn/dynamics/formulations/relative_elimination.hpp"
+#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
+#include "loopdyn/dynamics/formulations/relative_partitioning.hpp"
+#include "loopdyn/dynamics/formulations/relative_projection.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+/// Elimination in joint coordinates: only rows outside the spanning tree can go
+/// (relative_elimination.hpp); the same checks as in absolute coordinates.
+BuiltFormulation relativeElimination(const Model& model, const State& x0, const RankReport& rank,
+                                     const FormulationChoice& choice, BuiltFormulation& out) {
+  if (rank.singular) {
+    out.problem = "the initial configuration is singular (rank " + std::to_string(rank.rank) + ", generic rank " +
+                  std::to_string(rank.generic_rank) +
+                  "): elimination would remove equations that are dependent only here; start from a regular "
+                  "configuration or use --method lagrange";
+    return std::move(out);
+  }
+  const TreeKinematics tree(model);
+  const std::vector<int> constraint_rows = jointSpaceConstraintRows(model);
+  const int tree_rows = model.nc() - static_cast<int>(constraint_rows.size());
+  const int rank_r = rank.rank - tree_rows;  // (the tree joints' rows are independent)
+  std::vector<int> rows;
+  if (choice.eliminate.empty()) {
+    rows = RelativeEliminationFormulation::redundantRows(model, tree, x0, rank_r);
+  } else {
+    try {
+      rows = equationRows(model, choice.eliminate);
+    } catch (const InvalidArgument& e) {
+      out.problem = std::string("--eliminate: ") + e.what();
+      return std::move(out);
+    }
+    for (const int row : rows)
+      if (!std::binary_search(constraint_rows.begin(), constraint_rows.end(), row)) {
+        const Equation& equation = model.equations()[static_cast<std::size_t>(row)];
+        out.problem = "--eliminate " + equation.name + ": an equation of " + model.pairs()[static_cast<std::size_t>(equation.pair)].name +
+                      ", a joint of the spanning tree, which joint coordinates satisfy by construction; eliminate "
+                      "equations of joints outside the tree (`loopdyn analyze --topology` lists the cut joints), or "
+                      "use --coordinates absolute";
+        return std::move(out);
+      }
+    const int kept = static_cast<int>(constraint_rows.size()) - static_cast<int>(rows.size());
+    if (kept != rank_r) {
+      out.problem = std::string("--eliminate ") + (kept > rank_r ? "removes too few" : "removes too many") +
+                    " equations: in joint coordinates the constraints outside the spanning tree have rank " +
+                    std::to_string(rank_r) + " of " + std::to_string(constraint_rows.size()) + " rows, so exactly " +
+                    std::to_string(static_cast<int>(constraint_rows.size()) - rank_r) +
+                    " redundant equations must go, not " + std::to_string(rows.size());
+      return std::move(out);
+    }
+  }
+  out.eliminated = equationNames(model, rows);
+  std::unique_ptr<Formulation> formulation;
+  try {
+    formulation = std::make_unique<RelativeEliminationFormulation>(model, rows, choice.eliminate.empty());
+  } catch (const InvalidArgument& e) {
+    out.problem = e.what();
+    return std::move(out);
+  }
+  DynamicsWorkspace ws(model);
+  if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
+    out.problem = "elimination in joint coordinates does not work at the initial state: " + problem;
+    return std::move(out);
+  }
+  out.formulation = std::move(formulation);
+  return std::move(out);
+}
+
+}  // namespace
+
+BuiltFormulation buildFormulation(const Model& model, const State& x0, const FormulationChoice& choice) {
+  BuiltFormulation out;
+  KinematicsWorkspace kin(model);
+  // Only generically redundant equations may go: at a singular configuration QR would also mark
+  // equations that are dependent at this instant only, and removing them changes the motion.
+  const RankReport rank = analyzeConstraints(model, kin, x0, RankOptions{});
+  out.generic_rank = rank.generic_rank;
+  out.generic_ratio = rank.generic_ratio;
+  const std::string& method = choice.eliminate.empty() ? choice.method : "elimination";
+  // in joint coordinates: the initial state must be one the spanning tree's joints reach
+  // (what else keeps a formulation from starting there -- a singular configuration for
+  // partitioning -- its start says, as in absolute coordinates)
+  const auto inJointCoordinates = [&](std::unique_ptr<JointCoordinateFormulation> formulation) {
+    State xs = x0;
+    if (const std::string problem = jointState(formulation->tree(), xs); !problem.empty())
+      out.problem = method + ": relative coordinates cannot describe the initial state: " + problem;
+    else
+      out.formulation = std::move(formulation);
+    return std::move(out);
+  };
+  // (the divide-and-conquer algorithm works on the spanning tree: always in joint coordinates)
+  if (choice.threads < 1) {
+    out.problem = "threads: expected at least 1, got " + std::to_string(choice.threads);
+    return out;
+  }
+  if (method == "dca") return inJointCoordinates(std::make_unique<DcaFormulation>(model, choice.threads));
+  if (method == "hdca") return inJointCoordinates(std::make_unique<HdcaFormulation>(model, choice.threads));
+  if (choice.coordinates == "relative") {
+    if (method == "lagrange") return inJointCoordinates(std::make_unique<RelativeLagrangeFormulation>(model));
+    if (method == "projection")
+      return inJointCoordinates(std::make_unique<RelativeProjectionFormulation>(model, rank.generic_rank, choice.continuation));
+    if (method == "partitioning")
+      return inJointCoordinates(std::make_unique<RelativePartitioningFormulation>(
+          model, rank.generic_rank, choice.switching ? kSwitchRatio : 0));
+    if (method == "elimination") return relativeElimination(model, x0, rank, choice, out);
+    out.problem = "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection, dca, hdca)";
+    return out;
+  }
+  if (choice.coordinates != "absolute") {
+    out.problem = "unknown coordinates '" + choice.coordinates + "' (absolute, relative)";
+    return out;
+  }
+  if (method == "lagrange") {
+    out.formulation = std::make_unique<LagrangeFormulation>();
+    return out;
+  }
+  if (method == "projection") {
+    out.formulation = std::make_unique<ProjectionFormulation>(model, rank.generic_rank, choice.continuation);
+    return out;
+  }
+  if (method == "partitioning") {
+    out.formulation = std::make_unique<PartitioningFormulation>(model, rank.generic_rank, choice.switching ? kSwitchRatio : 0);
+    return out;
+  }
+  if (method != "elimination") {
+    out.problem = "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection, dca, hdca)";
+    return out;
+  }
+  if (rank.singular) {
+    out.problem = "the initial configuration is singular (rank " + std::to_string(rank.rank) + ", generic rank " +
+                  std::to_string(rank.generic_rank) +
+                  "): elimination would remove equations that are dependent only here; start from a regular "
+                  "configuration or use --method lagrange";
+    return out;
+  }
+  std::vector<int> rows;
+  if (choice.eliminate.empty()) {
+    rows = rank.dependent_equations;
+  } else {
+    try {
+      rows = equationRows(model, choice.eliminate);
+    } catch (const InvalidArgument& e) {
+      out.problem = std::string("--eliminate: ") + e.what();
+      return out;
+    }
+    // the eliminated equations must be redundant: removing them may not change the motion
+    const int kept = static_cast<int>(model.nc() - static_cast<int>(rows.size()));
+    if (kept != rank.rank) {
+      out.problem = std::string("--eliminate ") + (kept > rank.rank ? "removes too few" : "removes too many") +
+                    " equations: the constraint matrix has rank " + std::to_string(rank.rank) + " of " +
+                    std::to_string(model.nc()) + " rows, so exactly " + std::to_string(model.nc() - rank.rank) +
+                    " redundant equations must go, not " + std::to_string(rows.size());
+      return out;
+    }
+  }
+  out.eliminated = equationNames(model, rows);
+  auto formulation = std::make_unique<EliminationFormulation>(model, rows, choice.eliminate.empty());
+  DynamicsWorkspace ws(model);
+  if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
+    std::string names;
+    for (const std::string& name : out.eliminated) names += (names.empty() ? "" : ", ") + name;
+    out.problem = "eliminating " + (names.empty() ? std::string("nothing") : names) +
+                  " does not work at the initial state: " + problem;
+    return out;
+  }
+  out.formulation = std::move(formulation);
+  return out;
+}
+
+}  // namespace loopdyn
