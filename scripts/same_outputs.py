@@ -2,10 +2,10 @@
 """Whether two loopdyn executables write the same results (issue 47: a reshaping changes nothing a
 user sees).
 
-    scripts/same_outputs.py OLD_CLI NEW_CLI [--t-end T] [--models DIR] [--keep DIR]
+    scripts/same_outputs.py OLD_CLI NEW_CLI [--t-end T] [--models DIR] [--keep DIR] [--args "..."]
 
 Runs every bundled model x {lagrange, elimination, partitioning, projection, dca, hdca} x
-{absolute, relative} with both executables (same arguments, one thread) and compares the CSVs,
+{absolute, relative} with both executables (same arguments, one thread, --args appended) and compares the CSVs,
 their .columns.json and the JSON summaries without their timings. Byte-identical files pass; a CSV
 that differs is compared number by number and its largest relative difference is printed (a
 changed operation order may move the last digits: the commit must say why). Exit 0 when every
@@ -24,10 +24,10 @@ COORDINATES = ["absolute", "relative"]
 TIMINGS = {"wall_seconds"}
 
 
-def run(cli, model, method, coordinates, t_end, out):
+def run(cli, model, method, coordinates, t_end, out, extra=()):
     # (run beside the output, named without its directory: the messages name it the same on both sides)
     command = [str(pathlib.Path(cli).resolve()), "simulate", str(model.resolve()), "--t-end", str(t_end), "--method",
-               method, "--coordinates", coordinates, "--threads", "1", "--out", out.name, "--json"]
+               method, "--coordinates", coordinates, "--threads", "1", "--out", out.name, "--json"] + list(extra)
     r = subprocess.run(command, capture_output=True, text=True, cwd=out.parent)
     summary = None
     try:
@@ -58,7 +58,7 @@ def largest_relative_difference(a, b):
     return worst
 
 
-def compare(old_cli, new_cli, models, t_end, keep):
+def compare(old_cli, new_cli, models, t_end, keep, extra):
     work = pathlib.Path(keep) if keep else pathlib.Path(tempfile.mkdtemp(prefix="same_outputs_"))
     identical = True
     for model in sorted(models.glob("*.yaml")):
@@ -70,7 +70,7 @@ def compare(old_cli, new_cli, models, t_end, keep):
                     directory = work / side
                     directory.mkdir(parents=True, exist_ok=True)
                     out = directory / f"{model.stem}.{method}.{coordinates}.csv"
-                    results.append((out,) + run(cli, model, method, coordinates, t_end, out))
+                    results.append((out,) + run(cli, model, method, coordinates, t_end, out, extra))
                 (out_a, code_a, sum_a, err_a), (out_b, code_b, sum_b, err_b) = results
                 problems = []
                 if code_a != code_b:
@@ -100,8 +100,9 @@ def main():
     parser.add_argument("--t-end", type=float, default=1.0)
     parser.add_argument("--models", default=str(pathlib.Path(__file__).resolve().parent.parent / "models"))
     parser.add_argument("--keep", help="directory for the outputs (default: a new temporary one)")
+    parser.add_argument("--args", default="", help="more simulate arguments, e.g. \"--integrator adams\"")
     args = parser.parse_args()
-    sys.exit(0 if compare(args.old_cli, args.new_cli, pathlib.Path(args.models), args.t_end, args.keep) else 1)
+    sys.exit(0 if compare(args.old_cli, args.new_cli, pathlib.Path(args.models), args.t_end, args.keep, args.args.split()) else 1)
 
 
 if __name__ == "__main__":
