@@ -1,0 +1,97 @@
+#include "run_diagnostics.hpp"
+
+#include <cmath>
+#include <algorithm>
+#include <sstream>
+
+#include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/dynamics/singular_watch.hpp"
+
+namespace loopdyn::detail {
+
+namespace {
+
+/// A motion smaller than this share of the gravity floor is rounding: nothing to lose
+constexpr Scalar kRoundingEnergy = 1e-12;
+/// The energy check is said to be blind to a motion whose loss of this share would pass it
+constexpr Scalar kResolvedShare = 0.1;
+
+}  // namespace
+
+std::string bodiesWithNonFinite(const Model& model, const VecX& a) {
+  std::string out;
+  for (int b = 0; b < model.nb(); ++b)
+    if (!a.segment(b * model.vPerBody(), model.vPerBody()).allFinite())
+      out += (out.empty() ? "body '" : ", body '") + model.bodies()[static_cast<std::size_t>(b)].name + "'";
+  return out.empty() ? "no body" : out;
+}
+
+void violations(const Model& model, const DynamicsWorkspace& ws, const State& x, Scalar& position, Scalar& velocity) {
+  const Scalar L = model.characteristicLength();
+  position = ws.scaling.row.head(model.m()).cwiseProduct(ws.kin.Phi).norm() / L;
+  Scalar sum = 0;  // |diag(row) (C v + b)|^2, row by row
+  for (Eigen::Index i = 0; i < model.nc(); ++i) {
+    const Scalar e = ws.scaling.row(i) * (ws.kin.C.rowTimes(i, x.v) + ws.kin.b(i));
+    sum += e * e;
+  }
+  velocity = std::sqrt(sum) / L;
+}
+
+std::string singularityDetail(const Model& model, State x, int rank) {
+  KinematicsWorkspace kin(model);
+  RankOptions options;
+  options.rank_threshold = kSingularRatio;
+  options.generic_samples = 0;
+  x.v.setZero(model.nv());  // C does not depend on v
+  const RankReport r = analyzeConstraintsAt(model, kin, x, options);
+  if (r.rank >= rank) return {};
+  std::vector<std::string> pairs;
+  for (int row : r.dependent_equations) {
+    const std::string& name = model.pairs()[static_cast<std::size_t>(model.equations()[static_cast<std::size_t>(row)].pair)].name;
+    if (std::find(pairs.begin(), pairs.end(), name) == pairs.end()) pairs.push_back(name);
+  }
+  std::ostringstream os;
+  os << " (rank " << rank << " -> " << r.rank << ") involving";
+  for (std::size_t k = 0; k < pairs.size(); ++k) os << (k == 0 ? " " : ", ") << pairs[k];
+  return os.str();
+}
+
+std::string singularityHint(const Model& model, const State& x, int rank) {
+  const std::string detail = singularityDetail(model, x, rank);
+  return detail.empty() ? detail : " near a singular configuration" + detail;
+}
+
+std::string timeLabel(Scalar t) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "t = " << std::fixed << t << " s";
+  return os.str();
+}
+
+std::string numberText(Scalar x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
+std::optional<std::string> energyBlindSpot(Scalar motion, Scalar floor, Scalar tolerance) {
+  const Scalar resolved = tolerance * floor;
+  if (motion <= kRoundingEnergy * floor || resolved <= kResolvedShare * motion) return std::nullopt;
+  std::ostringstream os;
+  os << "the energy check resolves drifts above " << resolved << " J (" << tolerance
+     << " of the work of gravity over the characteristic length, " << floor << " J), but the motion's own energy "
+     << "(largest kinetic energy plus change of potential energy) is " << motion << " J: ";
+  if (resolved >= motion)
+    os << "it could lose all of it unnoticed";
+  else
+    os << "it could lose " << std::lround(100 * resolved / motion) << " % of it unnoticed";
+  const Scalar needed = kResolvedShare * motion / floor;  // the tolerance that resolves a tenth of it
+  if (needed >= 1e-6)  // (energyTolerance's least: 1e4 rtol, at least 1e-6)
+    os << "; rtol " << numberText(1e-4 * needed) << " or an energy tolerance of " << numberText(needed)
+       << " resolves a tenth of it";
+  else
+    os << "; an energy tolerance of " << numberText(needed) << " resolves a tenth of it";
+  return os.str();
+}
+
+}  // namespace loopdyn::detail

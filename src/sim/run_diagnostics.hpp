@@ -1,0 +1,38 @@
+#pragma once
+/// What a run says about itself: the scaled violations of a state, the singular configuration
+/// next to a failure, times as text, the energy check's blind spot (private to src/sim/).
+
+#include <optional>
+#include <string>
+
+#include "loopdyn/dynamics/formulation.hpp"
+
+namespace loopdyn::detail {
+
+/// "body 'a', body 'b'": the bodies with a non-finite entry in a vector over the velocity coordinates.
+std::string bodiesWithNonFinite(const Model& model, const VecX& a);
+
+/// Scaled violations of the state as evaluated in ws.
+void violations(const Model& model, const DynamicsWorkspace& ws, const State& x, Scalar& position, Scalar& velocity);
+
+/// " (rank 14 -> 12) involving O3, O2": which pairs lose their independence at x, or "": the rank
+/// counted as at a passage, at kSingularRatio (a passage's closest approach is found to the
+/// watch's resolution, |R_rr| / |R_11| near 1e-8, where the analysis' threshold counts full rank).
+std::string singularityDetail(const Model& model, State x, int rank);
+
+/// " near a singular configuration (rank a -> b) involving P, Q", or "".
+std::string singularityHint(const Model& model, const State& x, int rank);
+
+/// "t = 0.714356 s"
+std::string timeLabel(Scalar t);
+
+/// x as a stream prints it (6 significant digits).
+std::string numberText(Scalar x);
+
+/// The energy check's blind spot (issue 46): where the gravity floor sets the energy scale (a
+/// mechanism that moves little under gravity), a drift below tolerance x floor passes even if it
+/// is most of the motion's own energy, max T + max |V - V(0)| (measured: a singular 3-RPR lost 98 %
+/// of a 2e-5 J motion on a 20 J floor at exit 0). Said, with the tolerance that would resolve it.
+std::optional<std::string> energyBlindSpot(Scalar motion, Scalar floor, Scalar tolerance);
+
+}  // namespace loopdyn::detail
