@@ -6,7 +6,8 @@ user sees).
 
 Runs every bundled model x {lagrange, elimination, partitioning, projection, dca, hdca} x
 {absolute, relative} with both executables (same arguments, one thread, --args appended) and compares the CSVs,
-their .columns.json and the JSON summaries without their timings. Byte-identical files pass; a CSV
+their .columns.json and the JSON summaries without their timings; and `analyze --json --criterion
+--motions --topology` of every model in both coordinate choices, and the text report. Byte-identical files pass; a CSV
 that differs is compared number by number and its largest relative difference is printed (a
 changed operation order may move the last digits: the commit must say why). Exit 0 when every
 pair is byte-identical, 1 otherwise.
@@ -89,6 +90,14 @@ def compare(old_cli, new_cli, models, t_end, keep, extra):
                 if problems:
                     identical = False
                     print(f"{label}: " + "; ".join(problems))
+    for model in sorted(models.glob("*.yaml")):
+        for args in (["--json", "--criterion", "--motions", "--topology"],
+                     ["--json", "--coordinates", "relative"], ["--criterion", "--motions", "--topology"]):
+            runs = [subprocess.run([str(pathlib.Path(cli).resolve()), "analyze", str(model.resolve())] + args,
+                                   capture_output=True, text=True) for cli in (old_cli, new_cli)]
+            if (runs[0].returncode, runs[0].stdout, runs[0].stderr) != (runs[1].returncode, runs[1].stdout, runs[1].stderr):
+                identical = False
+                print(f"{model.stem} analyze {' '.join(args)}: differs")
     print("identical" if identical else f"differences found (files in {work})")
     return identical
 

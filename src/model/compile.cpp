@@ -198,62 +198,104 @@ Scalar characteristicLength(const ModelSpec& spec, const Model& model) {
 
 }  // namespace
 
-Model compile(const ModelSpec& spec, const CompileOptions& options) {
-  Checker check;
-  Model model;
-  model.name_ = spec.name;
-  model.description_ = spec.description;
-  model.dimension_ = spec.dimension;
-  model.gravity_ = spec.gravity;
-  if (spec.dimension != 2 && spec.dimension != 3) {
-    check.error(spec.where, "dimension must be 2 or 3, got ", spec.dimension);
-    check.throwIfAny();
+namespace detail {
+
+/// compile()'s stages over the spec and the model they fill: the pairs (joints, drivers, forces)
+/// checked and resolved, the bodies, the rows, the groups, the topology, the initial state.
+class ModelCompiler {
+ public:
+  ModelCompiler(const ModelSpec& spec, const CompileOptions& options) : spec_(spec), options_(options) {}
+  Model run();
+
+ private:
+  void claimName(const std::string& name, const SourceLocation& where, const char* what);
+  void addJoints();
+  void addDrivers();
+  void addDriverOfJoint(const DriverSpec& ds, Driver& driver);
+  void addForces();
+  void addBodies();
+  int addPair(const std::string& name, const std::string& type, int rows, bool nonholonomic, const MarkerFrame& first,
+              BodyIndex b2);
+  void addEquations(int pair, JointType type);
+  void numberRows();
+  void addGroupsAndTopology();
+  void checkSize();
+  void setInitialState();
+
+  const ModelSpec& spec_;
+  const CompileOptions& options_;
+  Checker check_;
+  Model model_;
+  BodyTable table_;
+  std::set<std::string> pair_names_;  ///< joints, drivers and forces share one namespace: every row name is unique
+  std::vector<std::string> joint_names_;
+  int row_ = 0;
+};
+
+Model ModelCompiler::run() {
+  model_.name_ = spec_.name;
+  model_.description_ = spec_.description;
+  model_.dimension_ = spec_.dimension;
+  model_.gravity_ = spec_.gravity;
+  if (spec_.dimension != 2 && spec_.dimension != 3) {
+    check_.error(spec_.where, "dimension must be 2 or 3, got ", spec_.dimension);
+    check_.throwIfAny();
   }
-  if (spec.bodies.empty()) check.error(spec.where, "the model has no moving bodies");
+  if (spec_.bodies.empty()) check_.error(spec_.where, "the model has no moving bodies");
+  checkBodies(spec_, check_, table_);
+  checkPhysicalScales(spec_, check_);
+  addJoints();
+  addDrivers();
+  addForces();
+  check_.throwIfAny();
+  addBodies();
+  numberRows();
+  addGroupsAndTopology();
+  checkSize();
+  check_.throwIfAny();
+  setInitialState();
+  return std::move(model_);
+}
 
-  BodyTable table;
-  checkBodies(spec, check, table);
-  checkPhysicalScales(spec, check);
+void ModelCompiler::claimName(const std::string& name, const SourceLocation& where, const char* what) {
+  if (name.empty()) {
+    check_.error(where, what, " has no name");
+  } else if (!pair_names_.insert(name).second) {
+    check_.error(where, "duplicate name '", name, "' (joint, driver and force names must be unique)");
+  }
+}
 
-  // pair names (joints, drivers, forces) share one namespace so that every row name is unique
-  std::set<std::string> pair_names;
-  auto claimName = [&](const std::string& name, const SourceLocation& where, const char* what) {
-    if (name.empty()) {
-      check.error(where, what, " has no name");
-    } else if (!pair_names.insert(name).second) {
-      check.error(where, "duplicate name '", name, "' (joint, driver and force names must be unique)");
-    }
-  };
-
-  std::vector<std::string> joint_names;
-  for (const JointSpec& js : spec.joints) {
+void ModelCompiler::addJoints() {
+  for (const JointSpec& js : spec_.joints) {
     claimName(js.name, js.where, "joint");
-    joint_names.push_back(js.name);
-    if (!jointTypeAllowed(js.type, spec.dimension))
-      check.error(js.where, "joint '", js.name, "': type '", jointTypeName(js.type), "' is not available in ",
-                  spec.dimension, "D");
+    joint_names_.push_back(js.name);
+    if (!jointTypeAllowed(js.type, spec_.dimension))
+      check_.error(js.where, "joint '", js.name, "': type '", jointTypeName(js.type), "' is not available in ",
+                   spec_.dimension, "D");
     Joint joint;
     joint.name = js.name;
     joint.type = js.type;
     joint.length = js.length;
     joint.where = js.where;
-    const auto first = resolve(spec, table, js.first, check);
+    const auto first = resolve(spec_, table_, js.first, check_);
     if (first) joint.first = *first;
     if (js.type == JointType::KnifeEdge) {
       if (first && first->body == kGround)
-        check.error(js.where, "knife edge '", js.name, "' must be on a moving body, not on ground");
+        check_.error(js.where, "knife edge '", js.name, "' must be on a moving body, not on ground");
     } else {
-      const auto second = resolve(spec, table, js.second, check);
+      const auto second = resolve(spec_, table_, js.second, check_);
       if (second) joint.second = *second;
       if (first && second && first->body == second->body)
-        check.error(js.where, "joint '", js.name, "' connects body '", js.first.body, "' to itself");
+        check_.error(js.where, "joint '", js.name, "' connects body '", js.first.body, "' to itself");
     }
     if (js.type == JointType::Distance && !(js.length > 0))
-      check.error(js.where, "distance joint '", js.name, "': length must be positive, got ", js.length);
-    model.joints_.push_back(std::move(joint));
+      check_.error(js.where, "distance joint '", js.name, "': length must be positive, got ", js.length);
+    model_.joints_.push_back(std::move(joint));
   }
+}
 
-  for (const DriverSpec& ds : spec.drivers) {
+void ModelCompiler::addDrivers() {
+  for (const DriverSpec& ds : spec_.drivers) {
     claimName(ds.name, ds.where, "driver");
     Driver driver;
     driver.name = ds.name;
@@ -261,194 +303,203 @@ Model compile(const ModelSpec& spec, const CompileOptions& options) {
     driver.profile = ds.profile;
     driver.where = ds.where;
     if (ds.target == DriverTarget::Distance) {
-      const auto first = resolve(spec, table, ds.first, check);
-      const auto second = resolve(spec, table, ds.second, check);
+      const auto first = resolve(spec_, table_, ds.first, check_);
+      const auto second = resolve(spec_, table_, ds.second, check_);
       if (first) driver.first = *first;
       if (second) driver.second = *second;
       if (first && second && first->body == second->body)
-        check.error(ds.where, "driver '", ds.name, "' measures a distance within one body");
+        check_.error(ds.where, "driver '", ds.name, "' measures a distance within one body");
       if (!(ds.profile.lowestValue() > 0))
-        check.error(ds.where, "driver '", ds.name, "' prescribes a distance down to ", ds.profile.lowestValue(),
-                    ": a distance driver must stay positive (at zero length its direction is undefined; hold two "
-                    "points together with a revolute or spherical joint)");
+        check_.error(ds.where, "driver '", ds.name, "' prescribes a distance down to ", ds.profile.lowestValue(),
+                     ": a distance driver must stay positive (at zero length its direction is undefined; hold two "
+                     "points together with a revolute or spherical joint)");
     } else {
-      for (std::size_t j = 0; j < spec.joints.size(); ++j)
-        if (spec.joints[j].name == ds.joint) driver.joint = static_cast<int>(j);
-      if (driver.joint < 0) {
-        check.error(ds.where, "driver '", ds.name, "' names unknown joint '", ds.joint, "'",
-                    didYouMean(ds.joint, joint_names));
-      } else {
-        const JointType type = spec.joints[static_cast<std::size_t>(driver.joint)].type;
-        const bool ok = ds.target == DriverTarget::JointRotation ? jointHasRotationCoordinate(type)
-                                                                 : jointHasTranslationCoordinate(type);
-        if (!ok)
-          check.error(ds.where, "driver '", ds.name, "': a ", jointTypeName(type), " joint has no ",
-                      ds.target == DriverTarget::JointRotation ? "rotation" : "translation", " coordinate");
-        driver.first = model.joints_[static_cast<std::size_t>(driver.joint)].first;
-        driver.second = model.joints_[static_cast<std::size_t>(driver.joint)].second;
-      }
+      addDriverOfJoint(ds, driver);
     }
-    model.drivers_.push_back(std::move(driver));
+    model_.drivers_.push_back(std::move(driver));
   }
+}
 
-  for (const ForceSpec& fs : spec.forces) {
+/// A driver of a joint's rotation or translation: the joint named, and the coordinate it has.
+void ModelCompiler::addDriverOfJoint(const DriverSpec& ds, Driver& driver) {
+  for (std::size_t j = 0; j < spec_.joints.size(); ++j)
+    if (spec_.joints[j].name == ds.joint) driver.joint = static_cast<int>(j);
+  if (driver.joint < 0) {
+    check_.error(ds.where, "driver '", ds.name, "' names unknown joint '", ds.joint, "'",
+                 didYouMean(ds.joint, joint_names_));
+    return;
+  }
+  const JointType type = spec_.joints[static_cast<std::size_t>(driver.joint)].type;
+  const bool ok = ds.target == DriverTarget::JointRotation ? jointHasRotationCoordinate(type)
+                                                           : jointHasTranslationCoordinate(type);
+  if (!ok)
+    check_.error(ds.where, "driver '", ds.name, "': a ", jointTypeName(type), " joint has no ",
+                 ds.target == DriverTarget::JointRotation ? "rotation" : "translation", " coordinate");
+  driver.first = model_.joints_[static_cast<std::size_t>(driver.joint)].first;
+  driver.second = model_.joints_[static_cast<std::size_t>(driver.joint)].second;
+}
+
+void ModelCompiler::addForces() {
+  for (const ForceSpec& fs : spec_.forces) {
     claimName(fs.name, fs.where, "force");
     Force force;
     force.spec = fs;
     if (fs.type == ForceType::JointEffort) {
-      for (std::size_t j = 0; j < spec.joints.size(); ++j)
-        if (spec.joints[j].name == fs.joint) force.joint = static_cast<int>(j);
+      for (std::size_t j = 0; j < spec_.joints.size(); ++j)
+        if (spec_.joints[j].name == fs.joint) force.joint = static_cast<int>(j);
       if (force.joint < 0) {
-        check.error(fs.where, "force '", fs.name, "' names unknown joint '", fs.joint, "'",
-                    didYouMean(fs.joint, joint_names));
+        check_.error(fs.where, "force '", fs.name, "' names unknown joint '", fs.joint, "'",
+                     didYouMean(fs.joint, joint_names_));
       } else {
-        const JointType type = spec.joints[static_cast<std::size_t>(force.joint)].type;
+        const JointType type = spec_.joints[static_cast<std::size_t>(force.joint)].type;
         if (!jointHasRotationCoordinate(type) && !jointHasTranslationCoordinate(type))
-          check.error(fs.where, "force '", fs.name, "': a ", jointTypeName(type), " joint takes no effort");
+          check_.error(fs.where, "force '", fs.name, "': a ", jointTypeName(type), " joint takes no effort");
       }
     } else {
-      if (const auto first = resolve(spec, table, fs.first, check)) force.first = *first;
+      if (const auto first = resolve(spec_, table_, fs.first, check_)) force.first = *first;
       if (fs.type == ForceType::SpringDamper) {
-        if (const auto second = resolve(spec, table, fs.second, check)) force.second = *second;
+        if (const auto second = resolve(spec_, table_, fs.second, check_)) force.second = *second;
         if (fs.stiffness < 0 || fs.damping < 0 || fs.free_length < 0)
-          check.error(fs.where, "spring-damper '", fs.name, "': stiffness, damping and free_length must not be negative");
+          check_.error(fs.where, "spring-damper '", fs.name,
+                       "': stiffness, damping and free_length must not be negative");
       }
     }
-    model.forces_.push_back(std::move(force));
+    model_.forces_.push_back(std::move(force));
   }
-  check.throwIfAny();
+}
 
-  // bodies
-  for (const BodySpec& bs : spec.bodies) {
+void ModelCompiler::addBodies() {
+  for (const BodySpec& bs : spec_.bodies) {
     Body body;
     body.name = bs.name;
     body.mass = bs.mass;
     body.inertia = bs.inertia;
-    if (spec.dimension == 2)
+    if (spec_.dimension == 2)
       body.inertia_inverse(2, 2) = 1 / bs.inertia(2, 2);
     else
       body.inertia_inverse = bs.inertia.inverse();
     body.where = bs.where;
     for (const MarkerSpec& ms : bs.markers) {
       body.marker_names.push_back(ms.name);
-      body.markers.push_back({static_cast<BodyIndex>(model.bodies_.size()), ms.position, ms.orientation,
+      body.markers.push_back({static_cast<BodyIndex>(model_.bodies_.size()), ms.position, ms.orientation,
                               planarAngleNear(ms.orientation, ms.angle)});
     }
-    model.bodies_.push_back(std::move(body));
+    model_.bodies_.push_back(std::move(body));
   }
+}
 
-  // rows: holonomic joints, then drivers, then nonholonomic pairs (paper 001, eq. 5)
-  int row = 0;
-  auto addPair = [&](const std::string& name, const std::string& type, int rows, bool nonholonomic,
-                     const MarkerFrame& first, BodyIndex b2) {
-    model.pairs_.push_back({name, type, row, rows, nonholonomic, first.body, b2, first});
-    row += rows;
-    return static_cast<int>(model.pairs_.size()) - 1;
-  };
-  auto addEquations = [&](int pair, JointType type) {
-    for (const EquationSlot& slot : equationSlots(type, spec.dimension)) {
-      const std::string& owner = model.pairs_[static_cast<std::size_t>(pair)].name;
-      model.equations_.push_back({slot.suffix.empty() ? owner : owner + "." + std::string(slot.suffix), pair, slot.kind});
-    }
-  };
+int ModelCompiler::addPair(const std::string& name, const std::string& type, int rows, bool nonholonomic,
+                           const MarkerFrame& first, BodyIndex b2) {
+  model_.pairs_.push_back({name, type, row_, rows, nonholonomic, first.body, b2, first});
+  row_ += rows;
+  return static_cast<int>(model_.pairs_.size()) - 1;
+}
+
+void ModelCompiler::addEquations(int pair, JointType type) {
+  for (const EquationSlot& slot : equationSlots(type, spec_.dimension)) {
+    const std::string& owner = model_.pairs_[static_cast<std::size_t>(pair)].name;
+    model_.equations_.push_back({slot.suffix.empty() ? owner : owner + "." + std::string(slot.suffix), pair, slot.kind});
+  }
+}
+
+/// Rows: holonomic joints, then drivers, then nonholonomic pairs (paper 001, eq. 5).
+void ModelCompiler::numberRows() {
   for (bool nonholonomic_pass : {false, true}) {
-    for (Joint& joint : model.joints_) {
+    for (Joint& joint : model_.joints_) {
       if (isNonholonomic(joint.type) != nonholonomic_pass) continue;
-      joint.row = row;
-      joint.rows = static_cast<int>(equationSlots(joint.type, spec.dimension).size());
+      joint.row = row_;
+      joint.rows = static_cast<int>(equationSlots(joint.type, spec_.dimension).size());
       const int pair = addPair(joint.name, std::string(jointTypeName(joint.type)), joint.rows, nonholonomic_pass,
                                joint.first, joint.second.body);
-      model.pairs_[static_cast<std::size_t>(pair)].joint = static_cast<int>(&joint - model.joints_.data());
+      model_.pairs_[static_cast<std::size_t>(pair)].joint = static_cast<int>(&joint - model_.joints_.data());
       addEquations(pair, joint.type);
     }
     if (nonholonomic_pass) break;
-    model.m_ = row;  // joints so far; drivers follow
-    for (Driver& driver : model.drivers_) {
-      driver.row = row;
+    model_.m_ = row_;  // joints so far; drivers follow
+    for (Driver& driver : model_.drivers_) {
+      driver.row = row_;
       const int pair = addPair(driver.name, "driver", 1, false, driver.first, driver.second.body);
-      model.pairs_[static_cast<std::size_t>(pair)].driver = static_cast<int>(&driver - model.drivers_.data());
+      model_.pairs_[static_cast<std::size_t>(pair)].driver = static_cast<int>(&driver - model_.drivers_.data());
       const EquationKind kind =
           driver.target == DriverTarget::JointRotation ? EquationKind::Angular : EquationKind::Translational;
-      model.equations_.push_back({driver.name, pair, kind});
+      model_.equations_.push_back({driver.name, pair, kind});
     }
-    model.m_ = row;
+    model_.m_ = row_;
   }
-  model.h_ = row - model.m_;
-  model.characteristic_length_ = characteristicLength(spec, model);
-
-  // groups: resolved against the pairs just numbered
-  std::set<std::string> group_names;
-  for (const GroupSpec& gs : spec.groups) {
-    if (!group_names.insert(gs.name).second) check.error(gs.where, "duplicate group name '", gs.name, "'");
-    Group group;
-    for (const std::string& problem : resolveGroup(model, gs, group)) check.error(gs.where, problem);
-    model.groups_.push_back(std::move(group));
-  }
-  // the spanning tree and the assembly tree, with the model's cut requests
-  {
-    std::vector<TopologyJoint> graph;
-    for (std::size_t j = 0; j < spec.joints.size(); ++j)
-      graph.push_back({model.joints_[j].type, model.joints_[j].first.body,
-                       model.joints_[j].type == JointType::KnifeEdge ? kGround : model.joints_[j].second.body,
-                       spec.joints[j].cut});
-    std::vector<std::string> names;
-    for (const BodySpec& bs : spec.bodies) names.push_back(bs.name);
-    std::vector<TopologyProblem> problems;
-    model.topology_ = buildTopology(static_cast<int>(spec.bodies.size()), spec.dimension, graph, names, problems);
-    for (const TopologyProblem& p : problems) {
-      const JointSpec& js = spec.joints[static_cast<std::size_t>(p.joint)];
-      check.error(js.where, "joint '", js.name, "': ", p.message);
-    }
-  }
-
-  // every formulation so far holds C and its factors as dense matrices (the relative-coordinate
-  // DCA formulations will not): beyond this the memory and the O(n^3) factorisations are out of reach
-  if (options.dense_size_limit && (model.nv() > kLargestDenseSize || model.nc() > kLargestDenseSize))
-    check.error(spec.where, "the model is too large: n = ", model.nv(), " velocity coordinates and ", model.nc(),
-                " constraint equations, beyond loopdyn's limit of ", kLargestDenseSize,
-                " for each (its formulations keep dense n x (m + h) matrices: ",
-                8.0 * model.nv() * model.nc() / 1e9, " GB each here)");
-  check.throwIfAny();
-
-  // initial state as written (approximate; kinematics/assembly makes it consistent)
-  const int nb = model.nb();
-  model.initial_q_ = VecX::Zero(model.nq());
-  model.initial_v_ = VecX::Zero(model.nv());
-  model.prescribed_v_.assign(static_cast<std::size_t>(model.nv()), false);
-  model.held_.assign(static_cast<std::size_t>(nb), false);
-  for (int b = 0; b < nb; ++b) {
-    const BodySpec& bs = spec.bodies[static_cast<std::size_t>(b)];
-    const int qo = b * model.qPerBody(), vo = b * model.vPerBody();
-    model.held_[static_cast<std::size_t>(b)] = bs.hold;
-    auto prescribe = [&](int offset, int count) {
-      for (int k = 0; k < count; ++k) model.prescribed_v_[static_cast<std::size_t>(vo + offset + k)] = true;
-    };
-    if (spec.dimension == 2) {
-      model.initial_q_.segment<2>(qo) = bs.position.head<2>();
-      model.initial_q_(qo + 2) = planarAngleNear(bs.orientation, bs.angle);
-      if (bs.linear_velocity) {
-        model.initial_v_.segment<2>(vo) = bs.linear_velocity->head<2>();
-        prescribe(0, 2);
-      }
-      if (bs.angular_velocity) {
-        model.initial_v_(vo + 2) = bs.angular_velocity->z();
-        prescribe(2, 1);
-      }
-    } else {
-      model.initial_q_.segment<3>(qo) = bs.position;
-      const Quat quat(bs.orientation);
-      model.initial_q_.segment<4>(qo + 3) << quat.w(), quat.x(), quat.y(), quat.z();
-      if (bs.linear_velocity) {
-        model.initial_v_.segment<3>(vo) = *bs.linear_velocity;
-        prescribe(0, 3);
-      }
-      if (bs.angular_velocity) {
-        model.initial_v_.segment<3>(vo + 3) = *bs.angular_velocity;
-        prescribe(3, 3);
-      }
-    }
-  }
-  return model;
+  model_.h_ = row_ - model_.m_;
+  model_.characteristic_length_ = characteristicLength(spec_, model_);
 }
 
+/// The groups, resolved against the pairs just numbered; the spanning tree and the assembly tree,
+/// with the model's cut requests.
+void ModelCompiler::addGroupsAndTopology() {
+  std::set<std::string> group_names;
+  for (const GroupSpec& gs : spec_.groups) {
+    if (!group_names.insert(gs.name).second) check_.error(gs.where, "duplicate group name '", gs.name, "'");
+    Group group;
+    for (const std::string& problem : resolveGroup(model_, gs, group)) check_.error(gs.where, problem);
+    model_.groups_.push_back(std::move(group));
+  }
+  std::vector<TopologyJoint> graph;
+  for (std::size_t j = 0; j < spec_.joints.size(); ++j)
+    graph.push_back({model_.joints_[j].type, model_.joints_[j].first.body,
+                     model_.joints_[j].type == JointType::KnifeEdge ? kGround : model_.joints_[j].second.body,
+                     spec_.joints[j].cut});
+  std::vector<std::string> names;
+  for (const BodySpec& bs : spec_.bodies) names.push_back(bs.name);
+  std::vector<TopologyProblem> problems;
+  model_.topology_ = buildTopology(static_cast<int>(spec_.bodies.size()), spec_.dimension, graph, names, problems);
+  for (const TopologyProblem& p : problems) {
+    const JointSpec& js = spec_.joints[static_cast<std::size_t>(p.joint)];
+    check_.error(js.where, "joint '", js.name, "': ", p.message);
+  }
+}
+
+/// Every formulation so far holds C and its factors as dense matrices (the relative-coordinate
+/// DCA formulations will not): beyond this the memory and the O(n^3) factorisations are out of reach.
+void ModelCompiler::checkSize() {
+  if (options_.dense_size_limit && (model_.nv() > kLargestDenseSize || model_.nc() > kLargestDenseSize))
+    check_.error(spec_.where, "the model is too large: n = ", model_.nv(), " velocity coordinates and ", model_.nc(),
+                 " constraint equations, beyond loopdyn's limit of ", kLargestDenseSize,
+                 " for each (its formulations keep dense n x (m + h) matrices: ",
+                 8.0 * model_.nv() * model_.nc() / 1e9, " GB each here)");
+}
+
+/// The initial state as written (approximate; kinematics/assembly makes it consistent).
+void ModelCompiler::setInitialState() {
+  const int nb = model_.nb();
+  model_.initial_q_ = VecX::Zero(model_.nq());
+  model_.initial_v_ = VecX::Zero(model_.nv());
+  model_.prescribed_v_.assign(static_cast<std::size_t>(model_.nv()), false);
+  model_.held_.assign(static_cast<std::size_t>(nb), false);
+  const int linear = spec_.dimension == 2 ? 2 : 3, angular = spec_.dimension == 2 ? 1 : 3;
+  for (int b = 0; b < nb; ++b) {
+    const BodySpec& bs = spec_.bodies[static_cast<std::size_t>(b)];
+    const int qo = b * model_.qPerBody(), vo = b * model_.vPerBody();
+    model_.held_[static_cast<std::size_t>(b)] = bs.hold;
+    auto prescribe = [&](int offset, int count) {
+      for (int k = 0; k < count; ++k) model_.prescribed_v_[static_cast<std::size_t>(vo + offset + k)] = true;
+    };
+    if (spec_.dimension == 2) {
+      model_.initial_q_.segment<2>(qo) = bs.position.head<2>();
+      model_.initial_q_(qo + 2) = planarAngleNear(bs.orientation, bs.angle);
+      if (bs.linear_velocity) model_.initial_v_.segment<2>(vo) = bs.linear_velocity->head<2>();
+      if (bs.angular_velocity) model_.initial_v_(vo + 2) = bs.angular_velocity->z();
+    } else {
+      model_.initial_q_.segment<3>(qo) = bs.position;
+      const Quat quat(bs.orientation);
+      model_.initial_q_.segment<4>(qo + 3) << quat.w(), quat.x(), quat.y(), quat.z();
+      if (bs.linear_velocity) model_.initial_v_.segment<3>(vo) = *bs.linear_velocity;
+      if (bs.angular_velocity) model_.initial_v_.segment<3>(vo + 3) = *bs.angular_velocity;
+    }
+    if (bs.linear_velocity) prescribe(0, linear);
+    if (bs.angular_velocity) prescribe(linear, angular);
+  }
+}
+
+}  // namespace detail
+
+Model compile(const ModelSpec& spec, const CompileOptions& options) {
+  return detail::ModelCompiler(spec, options).run();
+}
 }  // namespace loopdyn

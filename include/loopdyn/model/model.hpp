@@ -97,6 +97,10 @@ struct Group {
   SourceLocation where;
 };
 
+namespace detail {
+class ModelCompiler;  // compile()'s stages (src/model/compile.cpp)
+}
+
 class Model {
  public:
   int dimension() const { return dimension_; }
@@ -149,6 +153,7 @@ class Model {
 
  private:
   friend Model compile(const ModelSpec& spec, const struct CompileOptions& options);
+  friend class detail::ModelCompiler;
   std::string name_, description_;
   int dimension_ = 2;
   int m_ = 0, h_ = 0;
