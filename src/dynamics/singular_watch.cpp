@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include <Eigen/Eigenvalues>
@@ -191,46 +192,36 @@ Scalar SingularWatch::start(const Model& model, DynamicsWorkspace& ws, const Sta
   return last_ratio_;
 }
 
-std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model, DynamicsWorkspace& ws,
-                                                              const Formulation::Step& step, const State& x,
-                                                              Scalar predicted) {
-  std::vector<Approach> passages;
-  const Scalar ratio_end = ratioAt(model, ws, x);
-  readExcess();
-  if (std::min(last_ratio_, ratio_end) >= kNearSingular && !step.long_step) {
-    dip_at_end_ = false;
-    armed_ = true;
-    last_ratio_ = ratio_end;
-    before_end_valid_ = false;
-    return passages;
-  }
-  // sample the step
-  constexpr int n = kDipSamples + 2;
-  std::array<Scalar, n> t{}, ratio{};
-  State xi;
-  for (int k = 0; k < n; ++k) {
-    t[k] = step.t0 + (x.t - step.t0) * k / (n - 1);
-    if (k == 0) ratio[k] = last_ratio_;
-    else if (k == n - 1) ratio[k] = ratio_end;
-    else {
-      step.positions(t[k], xi);
-      ratio[k] = ratioAt(model, ws, xi);
-    }
-  }
-  const auto slope = [&](int i, int j) { return (ratio[j] - ratio[i]) / (t[j] - t[i]); };
+namespace {
 
-  // Brackets where the ratio can vanish. (a) Around a local minimum of the samples: it falls to
-  // zero there linearly (a transversal passage) or quadratically (a touching one), and the line
-  // through the minimum and a neighbour reaches zero within two spacings of it; a minimum that
-  // stays away from zero (a mere approach) is flat there and fails this test. (b) Between two
-  // samples where a transversal passage is a V whose sides, extended from the neighbouring
-  // samples, reach zero inside the gap, while the samples themselves may all stay far from it
-  // (measured: the modified 2x2 four-bar passes one 6.5 ms into a step of 82 ms whose samples are
-  // all above 1.3e-2; the 2-loop ladder one 5 ms before the end of a step whose last two samples
-  // are 1.5e-2 and 1.3e-2). A bracket costs a search; only the search's minimum decides.
-  struct Bracket {
-    Scalar lo, hi;
-  };
+/// The step's ends and kDipSamples interior samples of the ratio, evenly spaced in time.
+struct StepSamples {
+  static constexpr int n = kDipSamples + 2;
+  std::array<Scalar, n> t{}, ratio{};
+  Scalar slope(int i, int j) const { return (ratio[j] - ratio[i]) / (t[j] - t[i]); }
+  int smallest() const { return static_cast<int>(std::min_element(ratio.begin(), ratio.end()) - ratio.begin()); }
+};
+
+struct Bracket {
+  Scalar lo, hi;
+};
+
+/// Brackets where the ratio can vanish. (a) Around a local minimum of the samples: it falls to
+/// zero there linearly (a transversal passage) or quadratically (a touching one), and the line
+/// through the minimum and a neighbour reaches zero within two spacings of it; a minimum that
+/// stays away from zero (a mere approach) is flat there and fails this test. (b) Between two
+/// samples where a transversal passage is a V whose sides, extended from the neighbouring
+/// samples, reach zero inside the gap, while the samples themselves may all stay far from it
+/// (measured: the modified 2x2 four-bar passes one 6.5 ms into a step of 82 ms whose samples are
+/// all above 1.3e-2; the 2-loop ladder one 5 ms before the end of a step whose last two samples
+/// are 1.5e-2 and 1.3e-2). A bracket costs a search; only the search's minimum decides.
+/// `falling_into_start`: the slope into the step's start from the previous step's last interior
+/// sample (0 if unknown). Overlapping brackets are merged (they hold the same dip; two minima two
+/// samples apart share only an end).
+std::vector<Bracket> dipBrackets(const StepSamples& s, Scalar falling_into_start) {
+  constexpr int n = StepSamples::n;
+  const auto& t = s.t;
+  const auto& ratio = s.ratio;
   std::vector<Bracket> brackets;
   Scalar search_below = kSearchRatio;
   for (int k = 0; k + 1 < n; ++k) search_below = std::max(search_below, 1.5 * std::abs(ratio[k + 1] - ratio[k]));
@@ -246,10 +237,8 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
     if (std::min(ratio[i], ratio[i + 1]) >= search_below) continue;
     // the falling side: from the sample before (the previous step's last interior one for i = 0);
     // the rising side: from the sample after
-    Scalar falling = 0, rising = 0;
-    if (i > 0) falling = slope(i - 1, i);
-    else if (before_end_valid_ && step.t0 > before_end_t_) falling = (ratio[0] - before_end_ratio_) / (step.t0 - before_end_t_);
-    if (i + 2 < n) rising = slope(i + 1, i + 2);
+    const Scalar falling = i > 0 ? s.slope(i - 1, i) : falling_into_start;
+    const Scalar rising = i + 2 < n ? s.slope(i + 1, i + 2) : 0;
     const Scalar gap = t[i + 1] - t[i];
     // either side's line reaches zero inside the gap (the motion kept on would have reached the
     // singular configuration there: at the step's last gap only the falling side is known) ...
@@ -261,57 +250,59 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
     }
     if (bracket) brackets.push_back({t[i], t[i + 1]});
   }
-  before_end_t_ = t[n - 2];
-  before_end_ratio_ = ratio[n - 2];
-  before_end_valid_ = true;
   std::sort(brackets.begin(), brackets.end(), [](const Bracket& a, const Bracket& b) { return a.lo < b.lo; });
-  // (overlapping brackets hold the same dip; two minima two samples apart share only an end)
   std::vector<Bracket> merged;
   for (const Bracket& b : brackets) {
     if (!merged.empty() && b.lo < merged.back().hi) merged.back().hi = std::max(merged.back().hi, b.hi);
     else merged.push_back(b);
   }
+  return merged;
+}
 
-  // the closest approach in each bracket: golden-section search (also when it touches an end of
-  // the step: the minimum may lie just inside)
-  const auto ratioOnStep = [&](Scalar s) {
-    step.positions(s, xi);
-    return ratioAt(model, ws, xi);
-  };
-  std::vector<Approach> minima;
-  const Scalar edge = 1e-9 * std::max<Scalar>(1, std::abs(x.t));
-  for (const Bracket& b : merged) {
-    Approach a;
-    for (int k = 0; k < n; ++k)
-      if (t[k] >= b.lo && t[k] <= b.hi && ratio[k] < a.ratio) a = Approach{false, t[k], ratio[k]};
+/// The closest approach in each bracket: golden-section search (also when it touches an end of
+/// the step: the minimum may lie just inside). A minimum at an end of the bracket inside the step
+/// is no closest approach: the ratio goes on falling beyond it, into the neighbouring bracket that
+/// holds the dip (measured: a gap bracket ending at the sample next to a touching passage reported
+/// that sample, 16 ms early, at 9.7e-4 where the passage reaches 4e-9).
+template <class RatioOnStep>
+std::vector<SingularWatch::Approach> closestApproaches(const std::vector<Bracket>& brackets, const StepSamples& s,
+                                                       const RatioOnStep& ratioOnStep, Scalar t0, Scalar t1,
+                                                       Scalar edge) {
+  std::vector<SingularWatch::Approach> minima;
+  for (const Bracket& b : brackets) {
+    SingularWatch::Approach a;
+    for (int k = 0; k < StepSamples::n; ++k)
+      if (s.t[k] >= b.lo && s.t[k] <= b.hi && s.ratio[k] < a.ratio) a = SingularWatch::Approach{false, s.t[k], s.ratio[k]};
     Scalar lo = b.lo, hi = b.hi;
-    const Approach found = goldenSectionMinimum(ratioOnStep, lo, hi, resolved);
+    const SingularWatch::Approach found = goldenSectionMinimum(ratioOnStep, lo, hi, resolved);
     if (found.ratio < a.ratio) a = found;
-    // a minimum at an end of the bracket inside the step is no closest approach: the ratio goes on
-    // falling beyond it, into the neighbouring bracket that holds the dip (measured: a gap bracket
-    // ending at the sample next to a touching passage reported that sample, 16 ms early, at
-    // 9.7e-4 where the passage reaches 4e-9)
-    const bool at_inner_end = (a.t - b.lo <= edge && b.lo - step.t0 > edge) || (b.hi - a.t <= edge && x.t - b.hi > edge);
+    const bool at_inner_end = (a.t - b.lo <= edge && b.lo - t0 > edge) || (b.hi - a.t <= edge && t1 - b.hi > edge);
     if (!at_inner_end) minima.push_back(a);
   }
+  return minima;
+}
 
-  // (c) A singular configuration predicted inside the step (a planned crossing step) that the
-  // samples did not show: where the model is large, |R_rr| / |R_11| leaves its regular level --
-  // itself low, the pivots of many loops alike -- only close to the configuration, and wanders
-  // with the pivot order elsewhere (measured: a ladder of 128 loops, all singular at once, at
-  // 1e-2..3e-2 but within 6 ms of the passage; the six samples of its 113 ms crossing step missed
-  // it, and the search found minima of that wandering at 6e-3). sigma_r / sigma_1 is smooth and
-  // vanishes there: its minimum over the gaps around the prediction (golden-section search down
-  // to kSigmaSearchShrink of the step) brackets the ratio's own search.
-  // An ordinary step whose samples dip low without showing a passage is read the same way, about
-  // its sample of smallest sigma_r / sigma_1 (measured: the HDCA with dop853 at rtol 1e-8 on the
-  // 40-loop ladder crossed six times inside ordinary steps whose |R_rr| / |R_11| dipped to 0.03).
-  const bool seen = std::any_of(minima.begin(), minima.end(), [](const Approach& a) { return a.ratio < kSingularRatio; });
-  const auto sigmaOnStep = [&](Scalar s) {
-    step.positions(s, xi);
-    return singularValueRatioAt(model, ws, xi);
-  };
-  const bool inside = std::isfinite(predicted) && predicted > step.t0 && predicted < x.t;
+/// (c) A singular configuration predicted inside the step (a planned crossing step) that the
+/// samples did not show: where the model is large, |R_rr| / |R_11| leaves its regular level --
+/// itself low, the pivots of many loops alike -- only close to the configuration, and wanders
+/// with the pivot order elsewhere (measured: a ladder of 128 loops, all singular at once, at
+/// 1e-2..3e-2 but within 6 ms of the passage; the six samples of its 113 ms crossing step missed
+/// it, and the search found minima of that wandering at 6e-3). sigma_r / sigma_1 is smooth and
+/// vanishes there: its minimum over the gaps around the prediction (golden-section search down
+/// to kSigmaSearchShrink of the step) brackets the ratio's own search.
+/// An ordinary step whose samples dip low without showing a passage is read the same way, about
+/// its sample of smallest sigma_r / sigma_1 (measured: the HDCA with dop853 at rtol 1e-8 on the
+/// 40-loop ladder crossed six times inside ordinary steps whose |R_rr| / |R_11| dipped to 0.03).
+template <class RatioOnStep, class SigmaOnStep>
+void searchUnseenPassage(std::vector<SingularWatch::Approach>& minima, const StepSamples& s,
+                         const RatioOnStep& ratioOnStep, const SigmaOnStep& sigmaOnStep, Scalar predicted, Scalar t0,
+                         Scalar t1, Scalar edge) {
+  constexpr int n = StepSamples::n;
+  const auto& t = s.t;
+  const auto& ratio = s.ratio;
+  const bool seen = std::any_of(minima.begin(), minima.end(),
+                                [](const SingularWatch::Approach& a) { return a.ratio < kSingularRatio; });
+  const bool inside = std::isfinite(predicted) && predicted > t0 && predicted < t1;
   bool dip = false;  // an interior local minimum of the samples below kSearchRatio
   for (int k = 1; k + 1 < n; ++k) dip = dip || (ratio[k] < kSearchRatio && ratio[k] <= ratio[k - 1] && ratio[k] <= ratio[k + 1]);
   if (!seen && !inside && dip) {
@@ -321,41 +312,94 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
       if (const Scalar sigma = sigmaOnStep(t[k]); sigma < sigma_smallest) sigma_smallest = sigma, smallest = k;
     predicted = t[smallest];
   }
-  if (!seen && std::isfinite(predicted) && predicted >= step.t0 && predicted <= x.t) {
-    int gap = 0;
-    while (gap + 2 < n && t[gap + 1] <= predicted) ++gap;
-    Scalar lo = t[std::max(gap - 1, 0)], hi = t[std::min(gap + 2, n - 1)];
-    const Scalar shrink = kSigmaSearchShrink * (x.t - step.t0);
-    goldenSectionMinimum(sigmaOnStep, lo, hi, [&](Scalar a, Scalar b) { return b - a <= shrink; });
-    const Scalar around_lo = lo, around_hi = hi;
-    const Approach a = goldenSectionMinimum(ratioOnStep, lo, hi, resolved);
-    if (a.t - around_lo > edge && around_hi - a.t > edge) minima.push_back(a);
-    std::sort(minima.begin(), minima.end(), [](const Approach& p, const Approach& q) { return p.t < q.t; });
-  }
+  if (seen || !std::isfinite(predicted) || predicted < t0 || predicted > t1) return;
+  int gap = 0;
+  while (gap + 2 < n && t[gap + 1] <= predicted) ++gap;
+  Scalar lo = t[std::max(gap - 1, 0)], hi = t[std::min(gap + 2, n - 1)];
+  const Scalar shrink = kSigmaSearchShrink * (t1 - t0);
+  goldenSectionMinimum(sigmaOnStep, lo, hi, [&](Scalar a, Scalar b) { return b - a <= shrink; });
+  const Scalar around_lo = lo, around_hi = hi;
+  const SingularWatch::Approach a = goldenSectionMinimum(ratioOnStep, lo, hi, resolved);
+  if (a.t - around_lo > edge && around_hi - a.t > edge) minima.push_back(a);
+  std::sort(minima.begin(), minima.end(),
+            [](const SingularWatch::Approach& p, const SingularWatch::Approach& q) { return p.t < q.t; });
+}
 
-  // passages, in time order: one per visit (armed again once a sample after it leaves the
-  // neighbourhood); a minimum at the start counts when the previous step ended going down into
-  // it, one at the end is the next step's
-  const Scalar length = x.t - step.t0;
-  const int best = static_cast<int>(std::min_element(ratio.begin(), ratio.end()) - ratio.begin());
-  Scalar after = step.t0 - 1;  // samples after this time may re-arm
-  for (std::size_t m = 0; m < minima.size(); ++m) {
-    Approach& a = minima[m];
-    for (int k = 0; k < n; ++k) armed_ = armed_ || (t[k] > after && t[k] < a.t && ratio[k] >= kSingularRatio);
-    const bool at_start = a.t - step.t0 <= edge, at_end = x.t - a.t <= edge;
-    a.passage = armed_ && a.ratio < kSingularRatio && length > 0 && ((!at_start && !at_end) || (at_start && dip_at_end_));
+/// Passages, in time order: one per visit (`armed` again once a sample after it leaves the
+/// neighbourhood); a minimum at the start counts when the previous step ended going down into it
+/// (`dip_at_end`, updated for the next step), one at the end is the next step's.
+std::vector<SingularWatch::Approach> passagesAmong(std::vector<SingularWatch::Approach>& minima, const StepSamples& s,
+                                                   Scalar t0, Scalar t1, Scalar edge, bool& armed, bool& dip_at_end) {
+  constexpr int n = StepSamples::n;
+  std::vector<SingularWatch::Approach> passages;
+  const Scalar length = t1 - t0;
+  const int best = s.smallest();
+  Scalar after = t0 - 1;  // samples after this time may re-arm
+  for (SingularWatch::Approach& a : minima) {
+    for (int k = 0; k < n; ++k) armed = armed || (s.t[k] > after && s.t[k] < a.t && s.ratio[k] >= kSingularRatio);
+    const bool at_start = a.t - t0 <= edge, at_end = t1 - a.t <= edge;
+    a.passage = armed && a.ratio < kSingularRatio && length > 0 && ((!at_start && !at_end) || (at_start && dip_at_end));
     if (a.passage) {
-      armed_ = false;
+      armed = false;
       passages.push_back(a);
     }
     after = a.t;
   }
-  if (minima.empty()) after = t[best];
-  for (int k = 0; k < n; ++k) armed_ = armed_ || (t[k] > after && ratio[k] >= kSingularRatio);
-  Approach lowest{false, t[best], ratio[best]};
-  for (const Approach& a : minima)
+  if (minima.empty()) after = s.t[best];
+  for (int k = 0; k < n; ++k) armed = armed || (s.t[k] > after && s.ratio[k] >= kSingularRatio);
+  SingularWatch::Approach lowest{false, s.t[best], s.ratio[best]};
+  for (const SingularWatch::Approach& a : minima)
     if (a.ratio < lowest.ratio) lowest = a;
-  dip_at_end_ = x.t - lowest.t <= edge;
+  dip_at_end = t1 - lowest.t <= edge;
+  return passages;
+}
+
+}  // namespace
+
+std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model, DynamicsWorkspace& ws,
+                                                              const Formulation::Step& step, const State& x,
+                                                              Scalar predicted) {
+  const Scalar ratio_end = ratioAt(model, ws, x);
+  readExcess();
+  if (std::min(last_ratio_, ratio_end) >= kNearSingular && !step.long_step) {
+    dip_at_end_ = false;
+    armed_ = true;
+    last_ratio_ = ratio_end;
+    before_end_valid_ = false;
+    return {};
+  }
+  // sample the step
+  constexpr int n = StepSamples::n;
+  StepSamples samples;
+  State xi;
+  for (int k = 0; k < n; ++k) {
+    samples.t[k] = step.t0 + (x.t - step.t0) * k / (n - 1);
+    if (k == 0) samples.ratio[k] = last_ratio_;
+    else if (k == n - 1) samples.ratio[k] = ratio_end;
+    else {
+      step.positions(samples.t[k], xi);
+      samples.ratio[k] = ratioAt(model, ws, xi);
+    }
+  }
+  const Scalar falling_into_start = before_end_valid_ && step.t0 > before_end_t_
+                                        ? (samples.ratio[0] - before_end_ratio_) / (step.t0 - before_end_t_)
+                                        : 0;
+  const std::vector<Bracket> brackets = dipBrackets(samples, falling_into_start);
+  before_end_t_ = samples.t[n - 2];
+  before_end_ratio_ = samples.ratio[n - 2];
+  before_end_valid_ = true;
+  const auto ratioOnStep = [&](Scalar s) {
+    step.positions(s, xi);
+    return ratioAt(model, ws, xi);
+  };
+  const auto sigmaOnStep = [&](Scalar s) {
+    step.positions(s, xi);
+    return singularValueRatioAt(model, ws, xi);
+  };
+  const Scalar edge = 1e-9 * std::max<Scalar>(1, std::abs(x.t));
+  std::vector<Approach> minima = closestApproaches(brackets, samples, ratioOnStep, step.t0, x.t, edge);
+  searchUnseenPassage(minima, samples, ratioOnStep, sigmaOnStep, predicted, step.t0, x.t, edge);
+  std::vector<Approach> passages = passagesAmong(minima, samples, step.t0, x.t, edge, armed_, dip_at_end_);
   // (the search evaluated other states: ws no longer holds x's factorisation, which nothing reads
   // after a step; the excess was read at x above)
   last_ratio_ = ratio_end;
