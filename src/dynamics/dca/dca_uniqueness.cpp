@@ -1,6 +1,7 @@
 #include "loopdyn/dynamics/dca/dca_uniqueness.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 #include <Eigen/Eigenvalues>
@@ -190,143 +191,200 @@ bool DcaUniquenessReport::stepsAgreeWithNullSpace() const {
   });
 }
 
-DcaUniquenessReport analyzeReactionUniquenessDca(const Model& model, const State& x, const UniquenessOptions& options) {
-  LOOPDYN_CHECK(!options.methods.empty(), "at least one uniqueness method must be chosen");
-  LOOPDYN_CHECK(x.q.size() == model.nq() && x.v.size() == model.nv(), "state: expected sizes ", model.nq(), " and ",
-                model.nv(), ", got ", x.q.size(), " and ", x.v.size());
-  // the DCA's main pass at x, every ground connection at the complete assembly (paper 000, Fig. 5)
-  Dca dca(model, Dca::GroundConnections::AtCompleteAssembly, Dca::PhiStorage::Kept);  // (reads every node's Phi)
+namespace {
+
+/// The eight steps of paper 000 (sect. 3.5) over the DCA's assembly at x, and the null-space check
+/// beyond them, as named stages over what they share.
+class DcaUniquenessAnalysis {
+ public:
+  DcaUniquenessAnalysis(const Model& model, const State& x, const UniquenessOptions& options);
+  DcaUniquenessReport run();
+
+ private:
+  void decide(std::size_t p, DcaStep step, bool unique, int round);
+  void groundConnection();
+  ElementUniqueness element(const std::vector<UniquenessTest>& tests, std::vector<int> equations_of_C,
+                            const std::vector<int>& rows_of_G,
+                            const std::function<Decision(const UniquenessTest&)>& reaction);
+  void groundGroups(const std::vector<UniquenessTest>& tests, const std::vector<int>& row_in_G);
+  void connectionsOfBodies();
+  bool readable(std::size_t body) const;
+  void oneConnection();
+  void bodyEquations();
+  void nullSpaceCheck();
+  void innerRedundancies();
+
+  const Model& model_;
+  const UniquenessOptions& options_;
+  Dca dca_;
+  std::vector<NodeEquations> equations_;
+  DcaUniquenessReport report_;
+  std::size_t np_;
+  std::vector<int> connection_of_;  ///< pairs -> connections, by their rows
+  std::vector<std::vector<int>> at_body_;        ///< the pairs connected to each body
+  std::vector<std::vector<bool>> independent_;   ///< whether each one's rows on the body are independent
+};
+
+DcaUniquenessAnalysis::DcaUniquenessAnalysis(const Model& model, const State& x, const UniquenessOptions& options)
+    : model_(model),
+      options_(options),
+      // the DCA's main pass at x, every ground connection at the complete assembly (paper 000, Fig. 5)
+      dca_(model, Dca::GroundConnections::AtCompleteAssembly, Dca::PhiStorage::Kept),  // (reads every node's Phi)
+      np_(model.pairs().size()),
+      connection_of_(model.pairs().size(), -1) {
   std::vector<BodyMotion> motion;
   for (BodyIndex b = 0; b < model.nb(); ++b) motion.push_back(bodyMotion(model, x.q, x.v, b));
   VecX F, F_nc, A, lambda;
   appliedForces(model, motion, x.t, F, F_nc);
-  dca.solve(model, motion, F, x.t, constraintScaling(model), VecX(), A, lambda);
-
-  std::vector<NodeEquations> equations(dca.nodes().size());
-  for (std::size_t n = 0; n < dca.nodes().size(); ++n)
-    if (dca.nodes()[n].children[0] >= 0) equations[n] = nodeEquations(dca, dca.nodes()[n], options.rank_threshold);
-
-  DcaUniquenessReport report;
-  const std::size_t np = model.pairs().size();
-  std::vector<int> connection_of(np, -1);  // pairs -> connections, by their rows
-  for (std::size_t ci = 0; ci < dca.connections().size(); ++ci) {
-    const int pair = model.equations()[static_cast<std::size_t>(dca.connections()[ci].row)].pair;
-    connection_of[static_cast<std::size_t>(pair)] = static_cast<int>(ci);
+  dca_.solve(model, motion, F, x.t, constraintScaling(model), VecX(), A, lambda);
+  equations_.resize(dca_.nodes().size());
+  for (std::size_t n = 0; n < dca_.nodes().size(); ++n)
+    if (dca_.nodes()[n].children[0] >= 0) equations_[n] = nodeEquations(dca_, dca_.nodes()[n], options.rank_threshold);
+  for (std::size_t ci = 0; ci < dca_.connections().size(); ++ci) {
+    const int pair = model.equations()[static_cast<std::size_t>(dca_.connections()[ci].row)].pair;
+    connection_of_[static_cast<std::size_t>(pair)] = static_cast<int>(ci);
   }
-  report.pairs.resize(np);
-  for (std::size_t p = 0; p < np; ++p) {
-    report.pairs[p].pair = static_cast<int>(p);
-    if (connection_of[p] >= 0) report.pairs[p].node = dca.connections()[static_cast<std::size_t>(connection_of[p])].node;
+  report_.pairs.resize(np_);
+  for (std::size_t p = 0; p < np_; ++p) {
+    report_.pairs[p].pair = static_cast<int>(p);
+    if (connection_of_[p] >= 0)
+      report_.pairs[p].node = dca_.connections()[static_cast<std::size_t>(connection_of_[p])].node;
   }
-  const auto decide = [&](std::size_t p, DcaStep step, bool unique, int round) {
-    report.pairs[p].step = step;
-    report.pairs[p].unique = unique;
-    report.pairs[p].round = round;
-  };
+}
 
+DcaUniquenessReport DcaUniquenessAnalysis::run() {
   // step 1: pairs that transmit nothing
-  for (std::size_t p = 0; p < np; ++p)
-    if (model.pairs()[p].rows == 0) decide(p, DcaStep::EmptyHandle, true, 0);
+  for (std::size_t p = 0; p < np_; ++p)
+    if (model_.pairs()[p].rows == 0) decide(p, DcaStep::EmptyHandle, true, 0);
+  groundConnection();
+  connectionsOfBodies();
+  oneConnection();
+  bodyEquations();
+  nullSpaceCheck();
+  innerRedundancies();
+  return std::move(report_);
+}
 
-  // step 2: the multijoint connection between the complete assembly and ground, G (eq. (22))
-  const Dca::Node& ground = dca.nodes()[static_cast<std::size_t>(dca.groundNode())];
-  // (the tests on G's square-root factor R, G = R R^T, row for row: the same null space, at C's
-  // conditioning instead of its square)
-  const MatX& R = equations[static_cast<std::size_t>(dca.groundNode())].R;
-  DcaGroundConnection& gc = report.ground;
+void DcaUniquenessAnalysis::decide(std::size_t p, DcaStep step, bool unique, int round) {
+  report_.pairs[p].step = step;
+  report_.pairs[p].unique = unique;
+  report_.pairs[p].round = round;
+}
+
+ElementUniqueness DcaUniquenessAnalysis::element(const std::vector<UniquenessTest>& tests,
+                                                 std::vector<int> equations_of_C, const std::vector<int>& rows_of_G,
+                                                 const std::function<Decision(const UniquenessTest&)>& reaction) {
+  ElementUniqueness e;
+  e.equations = std::move(equations_of_C);
+  for (const UniquenessTest& test : tests) {
+    MethodResult result;
+    result.method = test.method();
+    result.reaction = reaction(test);
+    for (int row : rows_of_G) result.components.push_back(test.component(row));
+    e.methods.push_back(std::move(result));
+  }
+  report_.ground.smallest_margin = std::min(report_.ground.smallest_margin, e.margin());
+  return e;
+}
+
+/// Step 2: the multijoint connection between the complete assembly and ground, G (eq. (22)). The
+/// tests run on G's square-root factor R, G = R R^T, row for row: the same null space, at C's
+/// conditioning instead of its square.
+void DcaUniquenessAnalysis::groundConnection() {
+  const Dca::Node& ground = dca_.nodes()[static_cast<std::size_t>(dca_.groundNode())];
+  const MatX& R = equations_[static_cast<std::size_t>(dca_.groundNode())].R;
+  DcaGroundConnection& gc = report_.ground;
   gc.size = ground.rows;
   gc.smallest_margin = std::numeric_limits<Scalar>::infinity();
-  if (ground.rows > 0) {
-    std::vector<UniquenessTest> tests;
-    for (UniquenessMethod method : options.methods) {
-      tests.emplace_back(method, R, options.rank_threshold, options.uniqueness_threshold);
-      gc.ranks.push_back(tests.back().rank());
-    }
-    const auto element = [&](std::vector<int> equations_of_C, std::vector<int> rows_of_G, auto reaction) {
-      ElementUniqueness e;
-      e.equations = std::move(equations_of_C);
-      for (const UniquenessTest& test : tests) {
-        MethodResult result;
-        result.method = test.method();
-        result.reaction = reaction(test);
-        for (int row : rows_of_G) result.components.push_back(test.component(row));
-        e.methods.push_back(std::move(result));
-      }
-      gc.smallest_margin = std::min(gc.smallest_margin, e.margin());
-      return e;
-    };
-    std::vector<int> row_in_G(static_cast<std::size_t>(model.nc()), -1);
-    for (std::size_t i = 0; i < ground.connections.size(); ++i) {
-      const Dca::Connection& c = dca.connections()[static_cast<std::size_t>(ground.connections[i])];
-      const int pair = model.equations()[static_cast<std::size_t>(c.row)].pair;
-      gc.pairs.push_back(pair);
-      std::vector<int> rows_of_G;
-      for (int k = 0; k < c.rows; ++k) {
-        row_in_G[static_cast<std::size_t>(c.row + k)] = ground.row_offset[i] + k;
-        rows_of_G.push_back(ground.row_offset[i] + k);
-      }
-      // the rank comparison of eq. (27) and the tests of eqs. (28)-(51) on G's rows G_T
-      gc.elements.push_back(element(rowsOf(model.pairs()[static_cast<std::size_t>(pair)]), rows_of_G,
-                                    [&](const UniquenessTest& t) { return t.pair(ground.row_offset[i], c.rows); }));
-      decide(static_cast<std::size_t>(pair), DcaStep::GroundConnection, gc.elements.back().unique(), 0);
-    }
-    // groups of pairs to ground: h_T = G_T lambda_T (eq. (25)) unique
-    std::vector<Group> groups = model.groups();
-    groups.insert(groups.end(), options.extra_groups.begin(), options.extra_groups.end());
-    for (const Group& group : groups) {
-      MatX K = MatX::Zero(R.cols(), R.rows());  // y = sum over the group's rows g of R_g^T lambda_g
-      std::vector<int> equations_of_C, rows_of_G;
-      bool at_ground = true;
-      for (int index : group.pairs) {
-        const Pair& pair = model.pairs()[static_cast<std::size_t>(index)];
-        for (int row : rowsOf(pair)) {
-          const int g = row_in_G[static_cast<std::size_t>(row)];
-          at_ground = at_ground && g >= 0;
-          if (g < 0) continue;
-          K.col(g) = R.row(g).transpose();
-          equations_of_C.push_back(row);
-          rows_of_G.push_back(g);
-        }
-      }
-      if (!at_ground) continue;
-      GroupUniqueness out;
-      out.group = group;
-      out.resultant = element(equations_of_C, rows_of_G, [&](const UniquenessTest& t) { return t.element(K); });
-      gc.groups.push_back(std::move(out));
-    }
+  if (ground.rows == 0) return;
+  std::vector<UniquenessTest> tests;
+  for (UniquenessMethod method : options_.methods) {
+    tests.emplace_back(method, R, options_.rank_threshold, options_.uniqueness_threshold);
+    gc.ranks.push_back(tests.back().rank());
   }
+  std::vector<int> row_in_G(static_cast<std::size_t>(model_.nc()), -1);
+  for (std::size_t i = 0; i < ground.connections.size(); ++i) {
+    const Dca::Connection& c = dca_.connections()[static_cast<std::size_t>(ground.connections[i])];
+    const int pair = model_.equations()[static_cast<std::size_t>(c.row)].pair;
+    gc.pairs.push_back(pair);
+    std::vector<int> rows_of_G;
+    for (int k = 0; k < c.rows; ++k) {
+      row_in_G[static_cast<std::size_t>(c.row + k)] = ground.row_offset[i] + k;
+      rows_of_G.push_back(ground.row_offset[i] + k);
+    }
+    // the rank comparison of eq. (27) and the tests of eqs. (28)-(51) on G's rows G_T
+    gc.elements.push_back(element(tests, rowsOf(model_.pairs()[static_cast<std::size_t>(pair)]), rows_of_G,
+                                  [&](const UniquenessTest& t) { return t.pair(ground.row_offset[i], c.rows); }));
+    decide(static_cast<std::size_t>(pair), DcaStep::GroundConnection, gc.elements.back().unique(), 0);
+  }
+  groundGroups(tests, row_in_G);
+}
 
-  // the bodies' connections, and whether each one's rows on the body are independent (steps 4, 6
-  // read a wrench on the body as its multipliers)
-  std::vector<std::vector<int>> at_body(static_cast<std::size_t>(model.nb()));
-  std::vector<std::vector<bool>> independent(static_cast<std::size_t>(model.nb()));
-  for (std::size_t p = 0; p < np; ++p) {
-    if (connection_of[p] < 0) continue;
-    const Dca::Connection& c = dca.connections()[static_cast<std::size_t>(connection_of[p])];
+/// Groups of pairs to ground: h_T = G_T lambda_T (eq. (25)) unique.
+void DcaUniquenessAnalysis::groundGroups(const std::vector<UniquenessTest>& tests, const std::vector<int>& row_in_G) {
+  const MatX& R = equations_[static_cast<std::size_t>(dca_.groundNode())].R;
+  std::vector<Group> groups = model_.groups();
+  groups.insert(groups.end(), options_.extra_groups.begin(), options_.extra_groups.end());
+  for (const Group& group : groups) {
+    MatX K = MatX::Zero(R.cols(), R.rows());  // y = sum over the group's rows g of R_g^T lambda_g
+    std::vector<int> equations_of_C, rows_of_G;
+    bool at_ground = true;
+    for (int index : group.pairs) {
+      const Pair& pair = model_.pairs()[static_cast<std::size_t>(index)];
+      for (int row : rowsOf(pair)) {
+        const int g = row_in_G[static_cast<std::size_t>(row)];
+        at_ground = at_ground && g >= 0;
+        if (g < 0) continue;
+        K.col(g) = R.row(g).transpose();
+        equations_of_C.push_back(row);
+        rows_of_G.push_back(g);
+      }
+    }
+    if (!at_ground) continue;
+    GroupUniqueness out;
+    out.group = group;
+    out.resultant = element(tests, equations_of_C, rows_of_G, [&](const UniquenessTest& t) { return t.element(K); });
+    report_.ground.groups.push_back(std::move(out));
+  }
+}
+
+/// The bodies' connections, and whether each one's rows on the body are independent (steps 4, 6
+/// read a wrench on the body as its multipliers).
+void DcaUniquenessAnalysis::connectionsOfBodies() {
+  at_body_.assign(static_cast<std::size_t>(model_.nb()), {});
+  independent_.assign(static_cast<std::size_t>(model_.nb()), {});
+  for (std::size_t p = 0; p < np_; ++p) {
+    if (connection_of_[p] < 0) continue;
+    const Dca::Connection& c = dca_.connections()[static_cast<std::size_t>(connection_of_[p])];
     for (const BodyIndex body : c.bodies) {
       if (body == kGround) continue;
-      at_body[static_cast<std::size_t>(body)].push_back(static_cast<int>(p));
-      independent[static_cast<std::size_t>(body)].push_back(fullRowRank(rowsOnBody(dca, c, body)));
+      at_body_[static_cast<std::size_t>(body)].push_back(static_cast<int>(p));
+      independent_[static_cast<std::size_t>(body)].push_back(fullRowRank(rowsOnBody(dca_, c, body)));
     }
   }
-  const auto readable = [&](std::size_t body) {
-    return std::all_of(independent[body].begin(), independent[body].end(), [](bool b) { return b; });
-  };
+}
 
-  // step 4: bodies with one connection
-  for (std::size_t body = 0; body < at_body.size(); ++body)
-    if (at_body[body].size() == 1 && readable(body) &&
-        report.pairs[static_cast<std::size_t>(at_body[body][0])].step == DcaStep::Open)
-      decide(static_cast<std::size_t>(at_body[body][0]), DcaStep::OneConnection, true, 0);
+bool DcaUniquenessAnalysis::readable(std::size_t body) const {
+  return std::all_of(independent_[body].begin(), independent_[body].end(), [](bool b) { return b; });
+}
 
-  // steps 6 and 8: a body's equation of motion with all its connections known but one
+/// Step 4: bodies with one connection.
+void DcaUniquenessAnalysis::oneConnection() {
+  for (std::size_t body = 0; body < at_body_.size(); ++body)
+    if (at_body_[body].size() == 1 && readable(body) &&
+        report_.pairs[static_cast<std::size_t>(at_body_[body][0])].step == DcaStep::Open)
+      decide(static_cast<std::size_t>(at_body_[body][0]), DcaStep::OneConnection, true, 0);
+}
+
+/// Steps 6 and 8: a body's equation of motion with all its connections known but one.
+void DcaUniquenessAnalysis::bodyEquations() {
   for (int round = 1;; ++round) {
     std::vector<std::pair<std::size_t, bool>> found;
-    for (std::size_t body = 0; body < at_body.size(); ++body) {
+    for (std::size_t body = 0; body < at_body_.size(); ++body) {
       if (!readable(body)) continue;
       int open = -1, open_count = 0, non_unique = 0;
-      for (const int p : at_body[body]) {
-        const DcaPairDecision& known = report.pairs[static_cast<std::size_t>(p)];
+      for (const int p : at_body_[body]) {
+        const DcaPairDecision& known = report_.pairs[static_cast<std::size_t>(p)];
         if (known.step == DcaStep::Open) open = p, ++open_count;
         else if (!known.unique) ++non_unique;
       }
@@ -335,44 +393,59 @@ DcaUniquenessReport analyzeReactionUniquenessDca(const Model& model, const State
     }
     bool any = false;
     for (const auto& [p, unique] : found) {
-      if (report.pairs[p].step != DcaStep::Open) continue;  // decided from its other body this round
+      if (report_.pairs[p].step != DcaStep::Open) continue;  // decided from its other body this round
       decide(p, round == 1 ? DcaStep::BodyEquation : DcaStep::BodyEquationRepeated, unique, round);
       any = true;
     }
     if (!any) break;
-    report.rounds = round;
+    report_.rounds = round;
   }
+}
 
-  // beyond the paper: the null space of C^T built through the assembly tree decides every pair,
-  // and checks every step's decision
-  const MatX N = nullSpaceThroughTree(model, dca, equations);
-  report.redundancy = static_cast<int>(N.cols());
-  for (std::size_t p = 0; p < np; ++p) {
-    DcaPairDecision& out = report.pairs[p];
-    const Pair& pair = model.pairs()[p];
+/// Beyond the paper: the null space of C^T built through the assembly tree decides every pair,
+/// and checks every step's decision.
+void DcaUniquenessAnalysis::nullSpaceCheck() {
+  const MatX N = nullSpaceThroughTree(model_, dca_, equations_);
+  report_.redundancy = static_cast<int>(N.cols());
+  for (std::size_t p = 0; p < np_; ++p) {
+    DcaPairDecision& out = report_.pairs[p];
+    const Pair& pair = model_.pairs()[p];
     for (int row : rowsOf(pair))
-      out.components.push_back(N.cols() == 0 || N.row(row).norm() <= options.uniqueness_threshold);
-    if (connection_of[p] >= 0 && N.cols() > 0) {
-      const Dca::Connection& c = dca.connections()[static_cast<std::size_t>(connection_of[p])];
+      out.components.push_back(N.cols() == 0 || N.row(row).norm() <= options_.uniqueness_threshold);
+    if (connection_of_[p] >= 0 && N.cols() > 0) {
+      const Dca::Connection& c = dca_.connections()[static_cast<std::size_t>(connection_of_[p])];
       const MatX J = c.J.topRows(c.rows);
       const Scalar size = J.norm();
       out.null_space_indicator = size > 0 ? (J.transpose() * N.middleRows(c.row, c.rows)).norm() / size : 0;
     }
-    out.null_space_unique = out.null_space_indicator <= options.uniqueness_threshold;
+    out.null_space_unique = out.null_space_indicator <= options_.uniqueness_threshold;
     if (out.step == DcaStep::Open) out.unique = out.null_space_unique;
   }
-  for (std::size_t n = 0; n < dca.nodes().size(); ++n) {
-    const int defect = static_cast<int>(equations[n].Z.cols());
-    if (defect == 0 || static_cast<int>(n) == dca.groundNode()) continue;
+}
+
+/// The nodes whose own equations are redundant (below the ground connection).
+void DcaUniquenessAnalysis::innerRedundancies() {
+  for (std::size_t n = 0; n < dca_.nodes().size(); ++n) {
+    const int defect = static_cast<int>(equations_[n].Z.cols());
+    if (defect == 0 || static_cast<int>(n) == dca_.groundNode()) continue;
     std::string names;
-    for (const int ci : dca.nodes()[n].connections) {
-      const int pair = model.equations()[static_cast<std::size_t>(dca.connections()[static_cast<std::size_t>(ci)].row)].pair;
-      names += (names.empty() ? "" : ", ") + model.pairs()[static_cast<std::size_t>(pair)].name;
+    for (const int ci : dca_.nodes()[n].connections) {
+      const int pair =
+          model_.equations()[static_cast<std::size_t>(dca_.connections()[static_cast<std::size_t>(ci)].row)].pair;
+      names += (names.empty() ? "" : ", ") + model_.pairs()[static_cast<std::size_t>(pair)].name;
     }
-    report.inner_redundancies.push_back("node " + std::to_string(n) + ": " + names + " (defect " +
-                                        std::to_string(defect) + ")");
+    report_.inner_redundancies.push_back("node " + std::to_string(n) + ": " + names + " (defect " +
+                                         std::to_string(defect) + ")");
   }
-  return report;
+}
+
+}  // namespace
+
+DcaUniquenessReport analyzeReactionUniquenessDca(const Model& model, const State& x, const UniquenessOptions& options) {
+  LOOPDYN_CHECK(!options.methods.empty(), "at least one uniqueness method must be chosen");
+  LOOPDYN_CHECK(x.q.size() == model.nq() && x.v.size() == model.nv(), "state: expected sizes ", model.nq(), " and ",
+                model.nv(), ", got ", x.q.size(), " and ", x.v.size());
+  return DcaUniquenessAnalysis(model, x, options).run();
 }
 
 }  // namespace loopdyn
