@@ -309,15 +309,9 @@ std::string analysisText(const AnalysisResults& res) {
   return os.str();
 }
 
-std::string analysisJson(const AnalysisResults& res) {
-  const Model& model = *res.model;
-  const RankReport& r = res.rank;
-  const UniquenessReport& u = res.uniqueness;
-  io::JsonWriter w;
-  w.beginObject();
-  w.key("model").value(model.name());
-  w.key("file").value(res.path);
-  w.key("dimension").value(model.dimension());
+namespace {
+
+void writeRankJson(io::JsonWriter& w, const Model& model, const RankReport& r) {
   w.key("bodies").value(r.bodies);
   w.key("n").value(r.n);
   w.key("m").value(r.m);
@@ -338,13 +332,17 @@ std::string analysisJson(const AnalysisResults& res) {
   w.key("independent_equations").array(equationNames(model, r.independent_equations));
   w.key("scaled_diagonal").array(r.scaled_diagonal);
   w.key("rank_threshold").value(r.rank_threshold);
-  w.key("characteristic_length").value(model.characteristicLength());
+}
+
+/// "assembly": what assembly did to the file's state (iterations, residuals, moved bodies,
+/// changed velocities).
+void writeAssemblyJson(io::JsonWriter& w, const Model& model, const AssemblyResult& assembly) {
   w.key("assembly").beginObject();
-  w.key("iterations").value(res.assembly->iterations);
-  w.key("position_residual").value(res.assembly->position_residual);
-  w.key("velocity_residual").value(res.assembly->velocity_residual);
+  w.key("iterations").value(assembly.iterations);
+  w.key("position_residual").value(assembly.position_residual);
+  w.key("velocity_residual").value(assembly.velocity_residual);
   w.key("moved").beginArray();
-  for (const BodyMove& m : assemblyMoves(model, res.assembly->state)) {
+  for (const BodyMove& m : assemblyMoves(model, assembly.state)) {
     w.beginObject();
     w.key("body").value(model.bodyName(m.body));
     w.key("distance").value(m.distance);
@@ -356,7 +354,7 @@ std::string analysisJson(const AnalysisResults& res) {
   }
   w.endArray();
   w.key("velocity_changed").beginArray();
-  for (const VelocityChange& c : velocityChanges(model, res.assembly->state)) {
+  for (const VelocityChange& c : velocityChanges(model, assembly.state)) {
     w.beginObject();
     w.key("body").value(model.bodyName(c.body));
     w.key("given").beginArray();
@@ -369,7 +367,10 @@ std::string analysisJson(const AnalysisResults& res) {
   }
   w.endArray();
   w.endObject();
+}
 
+/// "uniqueness", "pairs", "groups": the absolute route's report.
+void writeUniquenessJson(io::JsonWriter& w, const Model& model, const UniquenessReport& u) {
   w.key("uniqueness").beginObject();
   std::vector<std::string> methods;
   for (UniquenessMethod m : u.methods) methods.push_back(std::string(methodName(m)));
@@ -378,7 +379,6 @@ std::string analysisJson(const AnalysisResults& res) {
   w.key("uniqueness_threshold").value(u.uniqueness_threshold);
   w.key("methods_agree").value(u.methodsAgree());
   w.endObject();
-
   w.key("pairs").beginArray();
   for (const PairUniqueness& p : u.pairs) {
     const Pair& pair = model.pairs()[static_cast<std::size_t>(p.pair)];
@@ -398,7 +398,6 @@ std::string analysisJson(const AnalysisResults& res) {
     w.endObject();
   }
   w.endArray();
-
   w.key("groups").beginArray();
   for (const GroupUniqueness& g : u.groups) {
     w.beginObject();
@@ -409,41 +408,59 @@ std::string analysisJson(const AnalysisResults& res) {
     w.endObject();
   }
   w.endArray();
-  if (res.criterion) {
-    const ProjectiveCriterion& c = *res.criterion;
-    const std::vector<std::string> names = velocityCoordinateNames(model);
-    w.key("criterion").beginObject();
-    w.key("coordinates").beginArray();
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      w.beginObject();
-      w.key("name").value(names[i]);
-      w.key("cos2_alpha").value(c.cos2_alpha[i]);
-      w.key("cos2_beta").value(c.cos2_beta[i]);
-      w.endObject();
-    }
-    w.endArray();
-    std::vector<std::string> set;
-    for (const int i : c.best_set) set.push_back(names[static_cast<std::size_t>(i)]);
-    w.key("best_set").array(set);
-    w.key("set_pivots").array(c.set_pivots);
-    w.key("set_sigma_min").value(c.set_sigma_min);
+}
+
+void writeCriterionJson(io::JsonWriter& w, const Model& model, const ProjectiveCriterion& c) {
+  const std::vector<std::string> names = velocityCoordinateNames(model);
+  w.key("criterion").beginObject();
+  w.key("coordinates").beginArray();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    w.beginObject();
+    w.key("name").value(names[i]);
+    w.key("cos2_alpha").value(c.cos2_alpha[i]);
+    w.key("cos2_beta").value(c.cos2_beta[i]);
     w.endObject();
   }
-  if (res.motions) {
-    const std::vector<std::string> names = velocityCoordinateNames(model);
-    w.key("motions").beginObject();
-    w.key("rank").value(res.motions->rank);
-    w.key("coordinates").array(names);
-    w.key("columns").beginArray();
-    for (Eigen::Index j = 0; j < res.motions->motions.cols(); ++j) {
-      w.beginArray();
-      for (Eigen::Index i = 0; i < res.motions->motions.rows(); ++i) w.value(res.motions->motions(i, j));
-      w.endArray();
-    }
+  w.endArray();
+  std::vector<std::string> set;
+  for (const int i : c.best_set) set.push_back(names[static_cast<std::size_t>(i)]);
+  w.key("best_set").array(set);
+  w.key("set_pivots").array(c.set_pivots);
+  w.key("set_sigma_min").value(c.set_sigma_min);
+  w.endObject();
+}
+
+template <class Motions>
+void writeMotionsJson(io::JsonWriter& w, const Model& model, const Motions& motions) {
+  w.key("motions").beginObject();
+  w.key("rank").value(motions.rank);
+  w.key("coordinates").array(velocityCoordinateNames(model));
+  w.key("columns").beginArray();
+  for (Eigen::Index j = 0; j < motions.motions.cols(); ++j) {
+    w.beginArray();
+    for (Eigen::Index i = 0; i < motions.motions.rows(); ++i) w.value(motions.motions(i, j));
     w.endArray();
-    w.endObject();
   }
-  if (res.relative) writeRelativeUniquenessJson(w, model, *res.relative, u);
+  w.endArray();
+  w.endObject();
+}
+
+}  // namespace
+
+std::string analysisJson(const AnalysisResults& res) {
+  const Model& model = *res.model;
+  io::JsonWriter w;
+  w.beginObject();
+  w.key("model").value(model.name());
+  w.key("file").value(res.path);
+  w.key("dimension").value(model.dimension());
+  writeRankJson(w, model, res.rank);
+  w.key("characteristic_length").value(model.characteristicLength());
+  writeAssemblyJson(w, model, *res.assembly);
+  writeUniquenessJson(w, model, res.uniqueness);
+  if (res.criterion) writeCriterionJson(w, model, *res.criterion);
+  if (res.motions) writeMotionsJson(w, model, *res.motions);
+  if (res.relative) writeRelativeUniquenessJson(w, model, *res.relative, res.uniqueness);
   if (res.topology) {
     w.key("topology");
     writeTopologyJson(w, model);

@@ -249,13 +249,12 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
 
 }  // namespace
 
-void addSimulateCommand(CLI::App& app, int& exit_code) {
-  auto o = std::make_shared<SimulateOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "simulate", "Forward dynamics from the assembled initial state, with joint reactions (unique or not) over time");
-  cmd->add_option("model", o->model_path, "Model file (YAML)")->required();
-  cmd->add_option("--t-end", o->t_end, "Simulated time, s")->required()->check(finiteNumber(true));
-  cmd->add_option("--out", o->out_path, "Output table (CSV), one row per sample")->required();
+namespace {
+
+// (the options in the order --help lists them)
+
+/// --method, and what the run writes besides the CSV: --columns, --mark-non-unique, --point, --report.
+void addMethodAndOutputOptions(CLI::App* cmd, SimulateOptions* o) {
   cmd->add_option("--method", o->method,
                   "Formulation: lagrange (least-norm multipliers), elimination (redundant equations removed), "
                   "partitioning (independent coordinates by the projective criterion, paper 003), projection (QR "
@@ -288,6 +287,10 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
       ->check([](const std::string& path) {
         return path.empty() ? std::string("--report needs a file name") : std::string();
       });
+}
+
+/// How the formulation runs: --threads, --coordinates, --continuation, --switching, --eliminate.
+void addFormulationOptions(CLI::App* cmd, SimulateOptions* o) {
   cmd->add_option("--threads", o->threads,
                   "dca: threads sharing out its passes over the assembly tree (subtrees of 32 bodies or more; the "
                   "results are the same to the last bit for any number). Default: all cores")
@@ -313,6 +316,10 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
                   "Equations to eliminate, by name (e.g. C.y,W4); implies --method elimination. Default: chosen by "
                   "QR with column pivoting")
       ->delimiter(',');
+}
+
+/// The integrator, its tolerances and the checks; --reactions, --json.
+void addIntegrationOptions(CLI::App* cmd, SimulateOptions* o) {
   cmd->add_option("--integrator", o->integrator, "dopri5 (like ode45), bs23 (ode23), adams (ode113), dop853 (ode89: tight tolerances), rk4 (fixed step)")
       ->check(CLI::IsMember({"dopri5", "bs23", "adams", "dop853", "rk4"}))
       ->capture_default_str();
@@ -344,6 +351,20 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"all", "world", "joint", "none"}))
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the summary as one JSON object");
+}
+
+}  // namespace
+
+void addSimulateCommand(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<SimulateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "simulate", "Forward dynamics from the assembled initial state, with joint reactions (unique or not) over time");
+  cmd->add_option("model", o->model_path, "Model file (YAML)")->required();
+  cmd->add_option("--t-end", o->t_end, "Simulated time, s")->required()->check(finiteNumber(true));
+  cmd->add_option("--out", o->out_path, "Output table (CSV), one row per sample")->required();
+  addMethodAndOutputOptions(cmd, o.get());
+  addFormulationOptions(cmd, o.get());
+  addIntegrationOptions(cmd, o.get());
   cmd->callback([o, &exit_code] { runSimulate(*o, exit_code); });
 }
 

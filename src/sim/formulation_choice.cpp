@@ -14,15 +14,21 @@ namespace loopdyn {
 
 namespace {
 
+/// Why elimination cannot start at a singular configuration: QR would also mark equations that
+/// are dependent at this instant only, and removing them changes the motion.
+std::string singularEliminationProblem(const RankReport& rank) {
+  return "the initial configuration is singular (rank " + std::to_string(rank.rank) + ", generic rank " +
+         std::to_string(rank.generic_rank) +
+         "): elimination would remove equations that are dependent only here; start from a regular "
+         "configuration or use --method lagrange";
+}
+
 /// Elimination in joint coordinates: only rows outside the spanning tree can go
 /// (relative_elimination.hpp); the same checks as in absolute coordinates.
 BuiltFormulation relativeElimination(const Model& model, const State& x0, const RankReport& rank,
                                      const FormulationChoice& choice, BuiltFormulation& out) {
   if (rank.singular) {
-    out.problem = "the initial configuration is singular (rank " + std::to_string(rank.rank) + ", generic rank " +
-                  std::to_string(rank.generic_rank) +
-                  "): elimination would remove equations that are dependent only here; start from a regular "
-                  "configuration or use --method lagrange";
+    out.problem = singularEliminationProblem(rank);
     return std::move(out);
   }
   const TreeKinematics tree(model);
@@ -75,6 +81,67 @@ BuiltFormulation relativeElimination(const Model& model, const State& x0, const 
   return std::move(out);
 }
 
+/// Elimination in absolute coordinates: the equations QR finds redundant, or those named, which
+/// must be exactly the redundant count.
+BuiltFormulation absoluteElimination(const Model& model, const State& x0, const RankReport& rank,
+                                     const FormulationChoice& choice, BuiltFormulation& out) {
+  if (rank.singular) {
+    out.problem = singularEliminationProblem(rank);
+    return std::move(out);
+  }
+  std::vector<int> rows;
+  if (choice.eliminate.empty()) {
+    rows = rank.dependent_equations;
+  } else {
+    try {
+      rows = equationRows(model, choice.eliminate);
+    } catch (const InvalidArgument& e) {
+      out.problem = std::string("--eliminate: ") + e.what();
+      return std::move(out);
+    }
+    // the eliminated equations must be redundant: removing them may not change the motion
+    const int kept = static_cast<int>(model.nc() - static_cast<int>(rows.size()));
+    if (kept != rank.rank) {
+      out.problem = std::string("--eliminate ") + (kept > rank.rank ? "removes too few" : "removes too many") +
+                    " equations: the constraint matrix has rank " + std::to_string(rank.rank) + " of " +
+                    std::to_string(model.nc()) + " rows, so exactly " + std::to_string(model.nc() - rank.rank) +
+                    " redundant equations must go, not " + std::to_string(rows.size());
+      return std::move(out);
+    }
+  }
+  out.eliminated = equationNames(model, rows);
+  auto formulation = std::make_unique<EliminationFormulation>(model, rows, choice.eliminate.empty());
+  DynamicsWorkspace ws(model);
+  if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
+    std::string names;
+    for (const std::string& name : out.eliminated) names += (names.empty() ? "" : ", ") + name;
+    out.problem = "eliminating " + (names.empty() ? std::string("nothing") : names) +
+                  " does not work at the initial state: " + problem;
+    return std::move(out);
+  }
+  out.formulation = std::move(formulation);
+  return std::move(out);
+}
+
+std::string unknownMethod(const std::string& method) {
+  return "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection, dca, hdca)";
+}
+
+/// The absolute-coordinate formulation `method` names.
+BuiltFormulation absoluteFormulation(const Model& model, const State& x0, const RankReport& rank,
+                                     const std::string& method, const FormulationChoice& choice, BuiltFormulation& out) {
+  if (method == "lagrange") out.formulation = std::make_unique<LagrangeFormulation>();
+  else if (method == "projection")
+    out.formulation = std::make_unique<ProjectionFormulation>(model, rank.generic_rank, choice.continuation);
+  else if (method == "partitioning")
+    out.formulation = std::make_unique<PartitioningFormulation>(model, rank.generic_rank, choice.switching ? kSwitchRatio : 0);
+  else if (method == "elimination")
+    return absoluteElimination(model, x0, rank, choice, out);
+  else
+    out.problem = unknownMethod(method);
+  return std::move(out);
+}
+
 }  // namespace
 
 BuiltFormulation buildFormulation(const Model& model, const State& x0, const FormulationChoice& choice) {
@@ -112,68 +179,13 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
       return inJointCoordinates(std::make_unique<RelativePartitioningFormulation>(
           model, rank.generic_rank, choice.switching ? kSwitchRatio : 0));
     if (method == "elimination") return relativeElimination(model, x0, rank, choice, out);
-    out.problem = "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection, dca, hdca)";
+    out.problem = unknownMethod(method);
     return out;
   }
   if (choice.coordinates != "absolute") {
     out.problem = "unknown coordinates '" + choice.coordinates + "' (absolute, relative)";
     return out;
   }
-  if (method == "lagrange") {
-    out.formulation = std::make_unique<LagrangeFormulation>();
-    return out;
-  }
-  if (method == "projection") {
-    out.formulation = std::make_unique<ProjectionFormulation>(model, rank.generic_rank, choice.continuation);
-    return out;
-  }
-  if (method == "partitioning") {
-    out.formulation = std::make_unique<PartitioningFormulation>(model, rank.generic_rank, choice.switching ? kSwitchRatio : 0);
-    return out;
-  }
-  if (method != "elimination") {
-    out.problem = "unknown formulation '" + method + "' (lagrange, elimination, partitioning, projection, dca, hdca)";
-    return out;
-  }
-  if (rank.singular) {
-    out.problem = "the initial configuration is singular (rank " + std::to_string(rank.rank) + ", generic rank " +
-                  std::to_string(rank.generic_rank) +
-                  "): elimination would remove equations that are dependent only here; start from a regular "
-                  "configuration or use --method lagrange";
-    return out;
-  }
-  std::vector<int> rows;
-  if (choice.eliminate.empty()) {
-    rows = rank.dependent_equations;
-  } else {
-    try {
-      rows = equationRows(model, choice.eliminate);
-    } catch (const InvalidArgument& e) {
-      out.problem = std::string("--eliminate: ") + e.what();
-      return out;
-    }
-    // the eliminated equations must be redundant: removing them may not change the motion
-    const int kept = static_cast<int>(model.nc() - static_cast<int>(rows.size()));
-    if (kept != rank.rank) {
-      out.problem = std::string("--eliminate ") + (kept > rank.rank ? "removes too few" : "removes too many") +
-                    " equations: the constraint matrix has rank " + std::to_string(rank.rank) + " of " +
-                    std::to_string(model.nc()) + " rows, so exactly " + std::to_string(model.nc() - rank.rank) +
-                    " redundant equations must go, not " + std::to_string(rows.size());
-      return out;
-    }
-  }
-  out.eliminated = equationNames(model, rows);
-  auto formulation = std::make_unique<EliminationFormulation>(model, rows, choice.eliminate.empty());
-  DynamicsWorkspace ws(model);
-  if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
-    std::string names;
-    for (const std::string& name : out.eliminated) names += (names.empty() ? "" : ", ") + name;
-    out.problem = "eliminating " + (names.empty() ? std::string("nothing") : names) +
-                  " does not work at the initial state: " + problem;
-    return out;
-  }
-  out.formulation = std::move(formulation);
-  return out;
+  return absoluteFormulation(model, x0, rank, method, choice, out);
 }
-
 }  // namespace loopdyn

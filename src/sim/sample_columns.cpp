@@ -223,44 +223,51 @@ void SampleColumns::fill(const Model& model, const Sample& sample, std::vector<d
                 "the sample has no joint coordinates (not a relative-coordinate run)");
   for (int i = 0; i < joint_q_; ++i) row[k++] = sample.x.q_r(i);
   for (int i = 0; i < joint_v_; ++i) row[k++] = sample.x.v_r(i);
-  if (!joints_.empty()) {
-    // every joint's relative pose X_12 and twist [pdot; omega] in frame-1 axes (joint_models.hpp)
-    std::size_t kq = k, kv = k + static_cast<std::size_t>(all_joint_q_);
-    Scalar v[6];
-    for (std::size_t j = 0; j < joints_.size(); ++j) {
-      const Joint& joint = model.joints()[static_cast<std::size_t>(joints_[j])];
-      const JointModel& jm = joint_models_[j];
-      const BodyMotion m1 = joint.first.body == kGround ? BodyMotion{} : bodyMotion(model, sample.x.q, sample.x.v, joint.first.body);
-      const BodyMotion m2 = joint.second.body == kGround ? BodyMotion{} : bodyMotion(model, sample.x.q, sample.x.v, joint.second.body);
-      const Mat3 R1 = m1.R * joint.first.orientation, R2 = m2.R * joint.second.orientation;
-      const Vec3 a1 = m1.R * joint.first.position, a2 = m2.R * joint.second.position;
-      const Vec3 o1 = m1.r + a1, o2 = m2.r + a2;
-      RelativePose X;
-      X.R = R1.transpose() * R2;
-      X.p = R1.transpose() * (o2 - o1);
-      Vec6 twist;
-      twist.head<3>() = R1.transpose() * ((m2.v + m2.w.cross(a2)) - (m1.v + m1.w.cross(a1)) - m1.w.cross(o2 - o1));
-      twist.tail<3>() = R1.transpose() * (m2.w - m1.w);
-      VecX& last = joint_q_last_[j];
-      if (last.size() == 0) {
-        // first row: 2D angles from the bodies' unwrapped angles (whole turns kept)
-        last = VecX::Zero(jm.nq());
-        if (const int a = jm.planarAngleIndex(); a >= 0 && model.dimension() == 2)
-          last(a) = m2.phi + joint.second.angle - m1.phi - joint.first.angle;
-        else
-          last.resize(0);
-      }
-      Scalar* q = row.data() + kq;
-      jm.coordinates(X, q, last.size() > 0 ? last.data() : nullptr);
-      last = Eigen::Map<const VecX>(q, jm.nq());
-      jm.velocities(q, twist, v);
-      for (int i = 0; i < jm.nv(); ++i) row[kv + static_cast<std::size_t>(i)] = v[i];
-      kq += static_cast<std::size_t>(jm.nq());
-      kv += static_cast<std::size_t>(jm.nv());
-    }
-    k = kv;
-  }
+  if (!joints_.empty()) k = fillJoints(model, sample, row, k);
+  fillReactionsAndEfforts(model, sample, row, k);
+}
 
+std::size_t SampleColumns::fillJoints(const Model& model, const Sample& sample, std::vector<double>& row,
+                                      std::size_t k) const {
+  // every joint's relative pose X_12 and twist [pdot; omega] in frame-1 axes (joint_models.hpp)
+  std::size_t kq = k, kv = k + static_cast<std::size_t>(all_joint_q_);
+  Scalar v[6];
+  for (std::size_t j = 0; j < joints_.size(); ++j) {
+    const Joint& joint = model.joints()[static_cast<std::size_t>(joints_[j])];
+    const JointModel& jm = joint_models_[j];
+    const BodyMotion m1 = joint.first.body == kGround ? BodyMotion{} : bodyMotion(model, sample.x.q, sample.x.v, joint.first.body);
+    const BodyMotion m2 = joint.second.body == kGround ? BodyMotion{} : bodyMotion(model, sample.x.q, sample.x.v, joint.second.body);
+    const Mat3 R1 = m1.R * joint.first.orientation, R2 = m2.R * joint.second.orientation;
+    const Vec3 a1 = m1.R * joint.first.position, a2 = m2.R * joint.second.position;
+    const Vec3 o1 = m1.r + a1, o2 = m2.r + a2;
+    RelativePose X;
+    X.R = R1.transpose() * R2;
+    X.p = R1.transpose() * (o2 - o1);
+    Vec6 twist;
+    twist.head<3>() = R1.transpose() * ((m2.v + m2.w.cross(a2)) - (m1.v + m1.w.cross(a1)) - m1.w.cross(o2 - o1));
+    twist.tail<3>() = R1.transpose() * (m2.w - m1.w);
+    VecX& last = joint_q_last_[j];
+    if (last.size() == 0) {
+      // first row: 2D angles from the bodies' unwrapped angles (whole turns kept)
+      last = VecX::Zero(jm.nq());
+      if (const int a = jm.planarAngleIndex(); a >= 0 && model.dimension() == 2)
+        last(a) = m2.phi + joint.second.angle - m1.phi - joint.first.angle;
+      else
+        last.resize(0);
+    }
+    Scalar* q = row.data() + kq;
+    jm.coordinates(X, q, last.size() > 0 ? last.data() : nullptr);
+    last = Eigen::Map<const VecX>(q, jm.nq());
+    jm.velocities(q, twist, v);
+    for (int i = 0; i < jm.nv(); ++i) row[kv + static_cast<std::size_t>(i)] = v[i];
+    kq += static_cast<std::size_t>(jm.nq());
+    kv += static_cast<std::size_t>(jm.nv());
+  }
+  return kv;
+}
+
+void SampleColumns::fillReactionsAndEfforts(const Model& model, const Sample& sample, std::vector<double>& row,
+                                            std::size_t k) const {
   const std::span<const int> components = wrenchComponents(model.dimension());
   LOOPDYN_CHECK(sides_.empty() || sample.reactions.size() == model.pairs().size(),
                 "the sample has no reactions (SimulationOptions::multipliers off)");

@@ -110,6 +110,10 @@ class SampleColumns {
   void fill(const Model& model, const Sample& sample, std::vector<double>& row) const;
 
  private:
+  /// Every joint's coordinates and velocities from row[k] on; returns the index after them.
+  std::size_t fillJoints(const Model& model, const Sample& sample, std::vector<double>& row, std::size_t k) const;
+  /// The reactions, the drivers' efforts and the force elements' from row[k] on.
+  void fillReactionsAndEfforts(const Model& model, const Sample& sample, std::vector<double>& row, std::size_t k) const;
   void addMarkedColumns(const Model& model, const UniquenessReport& flags);
 
   /// One body's side of one pair: its world and/or joint-frame components.
