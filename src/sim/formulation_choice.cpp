@@ -23,6 +23,17 @@ std::string singularEliminationProblem(const RankReport& rank) {
          "configuration or use --method lagrange";
 }
 
+/// The rows choice.eliminate names into rows; false (out.problem says which name) when one is unknown.
+bool namedRows(const Model& model, const FormulationChoice& choice, std::vector<int>& rows, BuiltFormulation& out) {
+  try {
+    rows = equationRows(model, choice.eliminate);
+    return true;
+  } catch (const InvalidArgument& e) {
+    out.problem = std::string("--eliminate: ") + e.what();
+    return false;
+  }
+}
+
 /// Elimination in joint coordinates: only rows outside the spanning tree can go
 /// (relative_elimination.hpp); the same checks as in absolute coordinates.
 BuiltFormulation relativeElimination(const Model& model, const State& x0, const RankReport& rank,
@@ -39,12 +50,7 @@ BuiltFormulation relativeElimination(const Model& model, const State& x0, const 
   if (choice.eliminate.empty()) {
     rows = RelativeEliminationFormulation::redundantRows(model, tree, x0, rank_r);
   } else {
-    try {
-      rows = equationRows(model, choice.eliminate);
-    } catch (const InvalidArgument& e) {
-      out.problem = std::string("--eliminate: ") + e.what();
-      return std::move(out);
-    }
+    if (!namedRows(model, choice, rows, out)) return std::move(out);
     for (const int row : rows)
       if (!std::binary_search(constraint_rows.begin(), constraint_rows.end(), row)) {
         const Equation& equation = model.equations()[static_cast<std::size_t>(row)];
@@ -93,12 +99,7 @@ BuiltFormulation absoluteElimination(const Model& model, const State& x0, const 
   if (choice.eliminate.empty()) {
     rows = rank.dependent_equations;
   } else {
-    try {
-      rows = equationRows(model, choice.eliminate);
-    } catch (const InvalidArgument& e) {
-      out.problem = std::string("--eliminate: ") + e.what();
-      return std::move(out);
-    }
+    if (!namedRows(model, choice, rows, out)) return std::move(out);
     // the eliminated equations must be redundant: removing them may not change the motion
     const int kept = static_cast<int>(model.nc() - static_cast<int>(rows.size()));
     if (kept != rank.rank) {
