@@ -15,8 +15,20 @@ namespace loopdyn {
 
 DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_connections, PhiStorage phi)
     : d_(model.vPerBody()), bodies_(model.nb()), phi_storage_(phi) {
-  const Topology& topology = model.topology();
-  // the connections: every joint and driver with its rows of C
+  addConnections(model);
+  // each node's lists (handles, connections, ...) are built here and laid out in arenas at the end
+  Building b = assemblyNodes(model);
+  placeConnections(b, ground_connections == GroundConnections::AboveTheirBody);
+  locateEndpoints(b);
+  orderChildrenFirst(b.ground);
+  storeInPassOrder(b.lists);
+  countSubtrees();
+  for (const Force& force : model.forces()) force_bodies_.push_back(forceBodies(model, force));
+  sizeNumbers();
+  divideAmongThreads();
+}
+
+void DivideAndConquer::addConnections(const Model& model) {
   for (std::size_t j = 0; j < model.joints().size(); ++j) {
     const Joint& joint = model.joints()[j];
     Connection c;
@@ -35,93 +47,99 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
     c.bodies = {driver.first.body, driver.second.body};
     connections_.push_back(c);
   }
+}
 
-  // the assembly tree, and one node more: the complete assembly joined to ground; each node's
-  // lists (handles, connections, ...) are built here and laid out in arenas at the end
+DivideAndConquer::Building DivideAndConquer::assemblyNodes(const Model& model) {
+  const Topology& topology = model.topology();
   nodes_.resize(topology.nodes.size() + 1);
-  std::vector<NodeLists> lists(nodes_.size());
-  std::vector<int> parent(nodes_.size(), -1), leaf(static_cast<std::size_t>(model.nb()), -1);
-  const int ground = static_cast<int>(topology.nodes.size());
+  Building b;
+  b.lists.resize(nodes_.size());
+  b.parent.assign(nodes_.size(), -1);
+  b.leaf.assign(static_cast<std::size_t>(model.nb()), -1);
+  b.grounded.assign(static_cast<std::size_t>(model.nb()), -1);
+  b.ground = static_cast<int>(topology.nodes.size());
   for (std::size_t i = 0; i < topology.nodes.size(); ++i) {
     const AssemblyNode& a = topology.nodes[i];
     Node& n = nodes_[i];
     n.body = a.body;
     n.children = {a.first, a.second};
-    parent[i] = a.parent < 0 ? ground : a.parent;
-    if (a.first < 0) leaf[static_cast<std::size_t>(a.body)] = static_cast<int>(i);
+    b.parent[i] = a.parent < 0 ? b.ground : a.parent;
+    if (a.first < 0) b.leaf[static_cast<std::size_t>(a.body)] = static_cast<int>(i);
   }
-  nodes_[static_cast<std::size_t>(ground)].children = {topology.root, -1};
+  nodes_[static_cast<std::size_t>(b.ground)].children = {topology.root, -1};
   LOOPDYN_CHECK(topology.root >= 0 || model.nb() == 0, "the model has no assembly tree");
+  return b;
+}
 
-  // A connection to ground needs only its body: ground does not move, whatever the forces (its Phi
-  // is zero), so it is assembled right above the body's leaf, in a node of its own with no second
-  // child, instead of at the complete assembly. That keeps the number of handles per node bounded
-  // (a ladder's N + 1 ground pivots would otherwise be handles of every node up to the root, and
-  // their W at ground a dense (2N + 2)-square matrix: measured 76 ms at N = 256).
-  std::vector<int> grounded(static_cast<std::size_t>(model.nb()), -1);
-  const auto groundedNode = [&](BodyIndex body) {
-    int& g = grounded[static_cast<std::size_t>(body)];
-    if (g >= 0) return g;
-    const int l = leaf[static_cast<std::size_t>(body)];
-    g = static_cast<int>(nodes_.size());
-    Node wrapper;
-    wrapper.children = {l, -1};
-    const int above = parent[static_cast<std::size_t>(l)];
-    for (int& child : nodes_[static_cast<std::size_t>(above)].children)
-      if (child == l) child = g;
-    nodes_.push_back(wrapper);
-    lists.emplace_back();
-    parent.push_back(above);
-    parent[static_cast<std::size_t>(l)] = g;
-    return g;
-  };
-  const bool above_body = ground_connections == GroundConnections::AboveTheirBody;
+// A connection to ground needs only its body: ground does not move, whatever the forces (its Phi
+// is zero), so it is assembled right above the body's leaf, in a node of its own with no second
+// child, instead of at the complete assembly. That keeps the number of handles per node bounded
+// (a ladder's N + 1 ground pivots would otherwise be handles of every node up to the root, and
+// their W at ground a dense (2N + 2)-square matrix: measured 76 ms at N = 256).
+int DivideAndConquer::groundedNode(Building& b, BodyIndex body) {
+  int& g = b.grounded[static_cast<std::size_t>(body)];
+  if (g >= 0) return g;
+  const int l = b.leaf[static_cast<std::size_t>(body)];
+  g = static_cast<int>(nodes_.size());
+  Node wrapper;
+  wrapper.children = {l, -1};
+  const int above = b.parent[static_cast<std::size_t>(l)];
+  for (int& child : nodes_[static_cast<std::size_t>(above)].children)
+    if (child == l) child = g;
+  nodes_.push_back(wrapper);
+  b.lists.emplace_back();
+  b.parent.push_back(above);
+  b.parent[static_cast<std::size_t>(l)] = g;
+  return g;
+}
+
+// each connection is assembled where its bodies first meet (a ground connection: above its body,
+// as just said, or at the ground node); its bodies are handles of every node below that on their
+// way up
+void DivideAndConquer::placeConnections(Building& b, bool above_body) {
   for (const Connection& c : connections_)
     for (const BodyIndex body : c.bodies)
-      if (above_body && body != kGround && (c.bodies[0] == kGround || c.bodies[1] == kGround)) groundedNode(body);
-
-  // each connection is assembled where its bodies first meet (a ground connection: above its
-  // body, as just said, or at the ground node); its bodies are handles of every node below that
-  // on their way up
+      if (above_body && body != kGround && (c.bodies[0] == kGround || c.bodies[1] == kGround)) groundedNode(b, body);
   const auto depthOf = [&](int n) {
     int depth = 0;
-    for (; n >= 0 && n != ground; n = parent[static_cast<std::size_t>(n)]) ++depth;
+    for (; n >= 0 && n != b.ground; n = b.parent[static_cast<std::size_t>(n)]) ++depth;
     return depth;
   };
   for (std::size_t ci = 0; ci < connections_.size(); ++ci) {
     Connection& c = connections_[ci];
-    int meet = ground;
+    int meet = b.ground;
     if (c.bodies[0] == kGround && c.bodies[1] == kGround) {
-      meet = ground;
+      meet = b.ground;
     } else if (c.bodies[0] == kGround || c.bodies[1] == kGround) {
-      if (above_body) meet = grounded[static_cast<std::size_t>(c.bodies[c.bodies[0] == kGround ? 1 : 0])];
+      if (above_body) meet = b.grounded[static_cast<std::size_t>(c.bodies[c.bodies[0] == kGround ? 1 : 0])];
     } else {
-      int x = leaf[static_cast<std::size_t>(c.bodies[0])], y = leaf[static_cast<std::size_t>(c.bodies[1])];
+      int x = b.leaf[static_cast<std::size_t>(c.bodies[0])], y = b.leaf[static_cast<std::size_t>(c.bodies[1])];
       int dx = depthOf(x), dy = depthOf(y);
-      for (; dx > dy; --dx) x = parent[static_cast<std::size_t>(x)];
-      for (; dy > dx; --dy) y = parent[static_cast<std::size_t>(y)];
-      while (x != y) x = parent[static_cast<std::size_t>(x)], y = parent[static_cast<std::size_t>(y)];
+      for (; dx > dy; --dx) x = b.parent[static_cast<std::size_t>(x)];
+      for (; dy > dx; --dy) y = b.parent[static_cast<std::size_t>(y)];
+      while (x != y) x = b.parent[static_cast<std::size_t>(x)], y = b.parent[static_cast<std::size_t>(y)];
       meet = x;
     }
     c.node = meet;
     Node& at = nodes_[static_cast<std::size_t>(meet)];
-    lists[static_cast<std::size_t>(meet)].connections.push_back(static_cast<int>(ci));
-    lists[static_cast<std::size_t>(meet)].row_offset.push_back(at.rows);
+    b.lists[static_cast<std::size_t>(meet)].connections.push_back(static_cast<int>(ci));
+    b.lists[static_cast<std::size_t>(meet)].row_offset.push_back(at.rows);
     at.rows += c.rows;
     for (const BodyIndex body : c.bodies) {
       if (body == kGround) continue;
-      for (int n = leaf[static_cast<std::size_t>(body)]; n != meet; n = parent[static_cast<std::size_t>(n)]) {
-        std::vector<BodyIndex>& handles = lists[static_cast<std::size_t>(n)].handles;
+      for (int n = b.leaf[static_cast<std::size_t>(body)]; n != meet; n = b.parent[static_cast<std::size_t>(n)]) {
+        std::vector<BodyIndex>& handles = b.lists[static_cast<std::size_t>(n)].handles;
         if (std::find(handles.begin(), handles.end(), body) == handles.end()) handles.push_back(body);
       }
     }
   }
+}
 
-  // where each node's handles and its connections' ends sit among its children's handles
+void DivideAndConquer::locateEndpoints(Building& b) {
   const auto endpointOf = [&](const Node& n, BodyIndex body) {
     for (int side = 0; side < 2; ++side) {
       if (n.children[static_cast<std::size_t>(side)] < 0) continue;
-      const std::vector<BodyIndex>& h = lists[static_cast<std::size_t>(n.children[static_cast<std::size_t>(side)])].handles;
+      const std::vector<BodyIndex>& h = b.lists[static_cast<std::size_t>(n.children[static_cast<std::size_t>(side)])].handles;
       const auto it = std::find(h.begin(), h.end(), body);
       if (it != h.end()) return Endpoint{side, static_cast<int>(it - h.begin())};
     }
@@ -129,7 +147,7 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
   };
   for (std::size_t k = 0; k < nodes_.size(); ++k) {
     const Node& n = nodes_[k];
-    NodeLists& l = lists[k];
+    NodeLists& l = b.lists[k];
     if (n.children[0] < 0) continue;  // a body
     for (const BodyIndex h : l.handles) l.handle_in_child.push_back(endpointOf(n, h));
     for (const int ci : l.connections) {
@@ -141,8 +159,9 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
       l.ends.push_back(ends);
     }
   }
+}
 
-  // children before parents
+void DivideAndConquer::orderChildrenFirst(int ground) {
   std::vector<int> stack{ground};
   while (!stack.empty()) {
     const int n = stack.back();
@@ -152,11 +171,11 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
       if (child >= 0) stack.push_back(child);
   }
   std::reverse(order_.begin(), order_.end());
+}
 
-  storeInPassOrder(lists);
-
-  // each subtree is a contiguous run of order_ ending at its root (a reversed pre-order), and its
-  // number of bodies decides whether its passes are shared out among threads
+// each subtree is a contiguous run of order_ ending at its root (a reversed pre-order), and its
+// number of bodies decides whether its passes are shared out among threads
+void DivideAndConquer::countSubtrees() {
   for (std::size_t k = 0; k < order_.size(); ++k) {
     Node& node = nodes_[static_cast<std::size_t>(order_[k])];
     node.last_in_order = static_cast<int>(k);
@@ -169,10 +188,6 @@ DivideAndConquer::DivideAndConquer(const Model& model, GroundConnections ground_
       node.bodies += c.bodies;
     }
   }
-
-  for (const Force& force : model.forces()) force_bodies_.push_back(forceBodies(model, force));
-  sizeNumbers();
-  divideAmongThreads();
 }
 
 void DivideAndConquer::storeInPassOrder(std::vector<NodeLists>& lists) {

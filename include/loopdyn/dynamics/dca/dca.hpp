@@ -252,6 +252,27 @@ class DivideAndConquer {
     std::vector<int> connections, row_offset;
     std::vector<std::array<Endpoint, 2>> ends;
   };
+  /// The assembly while it is built: each node's lists, its parent, each body's leaf and the node
+  /// above it that joins its ground connections (-1: none), the ground node.
+  struct Building {
+    std::vector<NodeLists> lists;
+    std::vector<int> parent, leaf, grounded;
+    int ground = -1;
+  };
+  /// The connections: every joint and driver with its rows of C.
+  void addConnections(const Model& model);
+  /// The assembly tree's nodes, and one node more: the complete assembly joined to ground.
+  Building assemblyNodes(const Model& model);
+  /// The node right above body's leaf that joins its connections to ground (made on first use).
+  int groundedNode(Building& b, BodyIndex body);
+  /// Each connection at the node where its bodies first meet; its bodies handles below it.
+  void placeConnections(Building& b, bool above_body);
+  /// Where each node's handles and its connections' ends sit among its children's handles.
+  void locateEndpoints(Building& b);
+  /// order_: the nodes children before parents, from the ground node down.
+  void orderChildrenFirst(int ground);
+  /// Each subtree's run of order_ and its number of bodies.
+  void countSubtrees();
   /// Renumbers the nodes in pass order (order_, children before parents, becomes 0, 1, ...) and
   /// lays their lists out in the arenas in that order: the passes sweep the nodes' memory from one
   /// end to the other, and no node owns a heap block.
