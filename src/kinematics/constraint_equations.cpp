@@ -48,87 +48,107 @@ BasicJet<R, D> timeJet(const Profile& profile, Scalar t) {
 
 }  // namespace
 
+namespace {
+
+/// Paper 001, eq. (30): n^T v_K = 0 with n normal to the edge; Gamma = -d/dt(n^T v_K).
+template <bool R, int D>
+BasicJet<R, D> knifeEdgeEquation(const FrameJets<R, D>& f1) {
+  const BasicVecJet<R, D> n = f1.y();
+  const BasicVecJet<R, D>& p = f1.p;
+  BasicJet<R, D> row;
+  row.grad = n.val.transpose() * p.grad;
+  row.dot = n.val.dot(p.dot);
+  row.ddot = n.dot.dot(p.dot) + n.val.dot(p.ddot);
+  if constexpr (R) row.grad_rate = n.dot.transpose() * p.grad + n.val.transpose() * p.grad_rate;
+  return row;
+}
+
+/// The rows of a planar joint between the frames f1, f2 (revolute, prismatic, fixed).
+template <bool R>
+void planarJointEquations(JointType type, const FrameJets<R, 2>& f1, const FrameJets<R, 2>& f2,
+                          std::span<BasicJet<R, 2>> out) {
+  switch (type) {
+    case JointType::Revolute: putDifference(f1.p, f2.p, out); return;
+    case JointType::Prismatic:
+      out[0] = dot(f1.y(), f2.p - f1.p);
+      out[1] = dot(f1.x(), f2.y());
+      return;
+    case JointType::Fixed:
+      putDifference(f1.p, f2.p, out);
+      out[2] = dot(f1.x(), f2.y());
+      return;
+    default: LOOPDYN_ASSERT(false); return;
+  }
+}
+
+/// The rows of a spatial joint between the frames f1, f2: the markers' separation d = p2 - p1
+/// (its gap -d written straight into the rows: putDifference) and the axes' dot products.
+template <bool R>
+void spatialJointEquations(JointType type, const FrameJets<R, 3>& f1, const FrameJets<R, 3>& f2,
+                           std::span<BasicJet<R, 3>> out) {
+  switch (type) {
+    case JointType::Spherical: putDifference(f1.p, f2.p, out); return;
+    case JointType::Revolute: {
+      const BasicVec3Jet<R> z1 = f1.z();
+      putDifference(f1.p, f2.p, out);
+      out[3] = dot(z1, f2.y());
+      out[4] = dot(z1, f2.x());
+      return;
+    }
+    case JointType::Cylindrical:
+    case JointType::Prismatic: {
+      const BasicVec3Jet<R> x1 = f1.x(), z1 = f1.z(), y2 = f2.y(), separation = f2.p - f1.p;
+      out[0] = dot(x1, separation);
+      out[1] = dot(f1.y(), separation);
+      out[2] = dot(z1, y2);
+      out[3] = dot(z1, f2.x());
+      if (type == JointType::Prismatic) out[4] = dot(x1, y2);
+      return;
+    }
+    case JointType::Universal:
+      putDifference(f1.p, f2.p, out);
+      out[3] = dot(f1.z(), f2.z());
+      return;
+    case JointType::Planar: {
+      const BasicVec3Jet<R> z1 = f1.z();
+      out[0] = dot(z1, f2.p - f1.p);
+      out[1] = dot(z1, f2.y());
+      out[2] = dot(z1, f2.x());
+      return;
+    }
+    case JointType::Fixed: {
+      const BasicVec3Jet<R> z1 = f1.z(), y2 = f2.y();
+      putDifference(f1.p, f2.p, out);
+      out[3] = dot(z1, y2);
+      out[4] = dot(z1, f2.x());
+      out[5] = dot(f1.x(), y2);
+      return;
+    }
+    default: LOOPDYN_ASSERT(false); return;
+  }
+}
+
+}  // namespace
+
 template <bool R, int D>
 void jointEquations(const Joint& joint, const BodyMotion& m1, const BodyMotion& m2, std::span<BasicJet<R, D>> out) {
   LOOPDYN_ASSERT(static_cast<int>(out.size()) == joint.rows);
   const FrameJets<R, D> f1 = frameJets<R, D>(m1, 0, joint.first);
   if (joint.type == JointType::KnifeEdge) {
-    // paper 001, eq. (30): n^T v_K = 0 with n normal to the edge; Gamma = -d/dt(n^T v_K)
-    const BasicVecJet<R, D> n = f1.y();
-    const BasicVecJet<R, D>& p = f1.p;
-    BasicJet<R, D> row;
-    row.grad = n.val.transpose() * p.grad;
-    row.dot = n.val.dot(p.dot);
-    row.ddot = n.dot.dot(p.dot) + n.val.dot(p.ddot);
-    if constexpr (R) row.grad_rate = n.dot.transpose() * p.grad + n.val.transpose() * p.grad_rate;
-    out[0] = row;
+    out[0] = knifeEdgeEquation(f1);
     return;
   }
   const FrameJets<R, D> f2 = frameJets<R, D>(m2, 1, joint.second);
-  // the markers' separation: d from the first to the second (formed where used); the gap -d is
-  // written straight into the rows (putDifference)
-  const auto d = [&] { return f2.p - f1.p; };
   if (joint.type == JointType::Distance) {
     const Scalar L = joint.length;
-    const BasicVecJet<R, D> separation = d();
+    const BasicVecJet<R, D> separation = f2.p - f1.p;
     out[0] = (0.5 / L) * (dot(separation, separation) - BasicJet<R, D>::constant(L * L));
     return;
   }
-  if constexpr (D == 2) {
-    switch (joint.type) {
-      case JointType::Revolute: putDifference(f1.p, f2.p, out); return;
-      case JointType::Prismatic:
-        out[0] = dot(f1.y(), d());
-        out[1] = dot(f1.x(), f2.y());
-        return;
-      case JointType::Fixed:
-        putDifference(f1.p, f2.p, out);
-        out[2] = dot(f1.x(), f2.y());
-        return;
-      default: LOOPDYN_ASSERT(false); return;
-    }
-  } else {
-    switch (joint.type) {
-      case JointType::Spherical: putDifference(f1.p, f2.p, out); return;
-      case JointType::Revolute: {
-        const BasicVec3Jet<R> z1 = f1.z();
-        putDifference(f1.p, f2.p, out);
-        out[3] = dot(z1, f2.y());
-        out[4] = dot(z1, f2.x());
-        return;
-      }
-      case JointType::Cylindrical:
-      case JointType::Prismatic: {
-        const BasicVec3Jet<R> x1 = f1.x(), z1 = f1.z(), y2 = f2.y(), separation = d();
-        out[0] = dot(x1, separation);
-        out[1] = dot(f1.y(), separation);
-        out[2] = dot(z1, y2);
-        out[3] = dot(z1, f2.x());
-        if (joint.type == JointType::Prismatic) out[4] = dot(x1, y2);
-        return;
-      }
-      case JointType::Universal:
-        putDifference(f1.p, f2.p, out);
-        out[3] = dot(f1.z(), f2.z());
-        return;
-      case JointType::Planar: {
-        const BasicVec3Jet<R> z1 = f1.z();
-        out[0] = dot(z1, d());
-        out[1] = dot(z1, f2.y());
-        out[2] = dot(z1, f2.x());
-        return;
-      }
-      case JointType::Fixed: {
-        const BasicVec3Jet<R> z1 = f1.z(), y2 = f2.y();
-        putDifference(f1.p, f2.p, out);
-        out[3] = dot(z1, y2);
-        out[4] = dot(z1, f2.x());
-        out[5] = dot(f1.x(), y2);
-        return;
-      }
-      default: LOOPDYN_ASSERT(false); return;
-    }
-  }
+  if constexpr (D == 2)
+    planarJointEquations<R>(joint.type, f1, f2, out);
+  else
+    spatialJointEquations<R>(joint.type, f1, f2, out);
 }
 
 template <bool R, int D>
