@@ -76,6 +76,87 @@ void store(const Model& model, BodyIndex b, const BodyMotion& m, State& x, bool 
 
 }  // namespace
 
+struct TreeKinematics::LinkFrames {
+  RelativePose X;            ///< the joint's pose X_12
+  Vec3 arm_parent, P_o;      ///< the parent's marker: its offset from the parent's origin, its origin
+  Mat3 P_R;                  ///< and its axes
+  Vec3 arm, o;               ///< the joint's offset in world axes (to frame 2, or back to frame 1); the child's marker origin
+  Mat3 R_child_marker;       ///< the child's marker axes
+  WorldFrame P;              ///< the parent's marker frame with its origin's velocity
+};
+
+void TreeKinematics::linkPose(const Link& link, const BodyMotion& parent, const Scalar* q, LinkFrames& f,
+                              BodyMotion& child) const {
+  f.X = link.model.pose(q);
+  const MarkerFrame& on_parent = link.reversed ? link.second : link.first;
+  const MarkerFrame& on_child = link.reversed ? link.first : link.second;
+  // positions: the parent's marker frame P, the child's marker frame (origin o)
+  f.arm_parent = parent.R * on_parent.position;
+  f.P_o = parent.r + f.arm_parent;
+  f.P_R = parent.R * on_parent.orientation;
+  if (!link.reversed) {
+    // the parent carries frame 1: frame 2 = frame 1 * X_12
+    f.R_child_marker = f.P_R * f.X.R;
+    f.arm = f.P_R * f.X.p;
+    f.o = f.P_o + f.arm;
+  } else {
+    // the parent carries frame 2: frame 1 = frame 2 * X_12^-1
+    f.R_child_marker = f.P_R * f.X.R.transpose();
+    f.arm = f.R_child_marker * f.X.p;
+    f.o = f.P_o - f.arm;
+  }
+  if (model_.dimension() == 2) {
+    // angles add, with the markers' unwrapped angles: the whole turns written in the file stay
+    const int k = link.model.planarAngleIndex();
+    const Scalar turn = k < 0 ? 0 : q[k];
+    child.phi = parent.phi + on_parent.angle + (link.reversed ? -turn : turn) - on_child.angle;
+    child.R = rotationZ(child.phi);
+  } else {
+    child.R = f.R_child_marker * on_child.orientation.transpose();
+  }
+  child.r = f.o - child.R * on_child.position;
+}
+
+void TreeKinematics::linkVelocity(const Link& link, const BodyMotion& parent, const Vec6& twist, LinkFrames& f,
+                                  BodyMotion& child) {
+  f.P = WorldFrame{f.P_o, f.P_R, parent.v + parent.w.cross(f.arm_parent)};
+  Vec3 o_dot;
+  if (!link.reversed) {
+    child.w = parent.w + f.P.R * twist.tail<3>();
+    o_dot = f.P.o_dot + parent.w.cross(f.arm) + f.P.R * twist.head<3>();
+  } else {
+    // omega_1 = omega_2 - R_1 omega_rel
+    child.w = parent.w - f.R_child_marker * twist.tail<3>();
+    o_dot = f.P.o_dot - child.w.cross(f.arm) - f.R_child_marker * twist.head<3>();
+  }
+  child.v = o_dot + child.w.cross(child.r - f.o);
+}
+
+Vec6 TreeKinematics::linkAcceleration(const Link& link, const BodyMotion& parent, const Vec6& A_parent,
+                                      const Vec6& twist, const Vec6& twist_dot, const LinkFrames& f,
+                                      const BodyMotion& child) {
+  const Vec3 a_parent = A_parent.head<3>(), alpha_parent = A_parent.tail<3>();
+  const Vec3 d_parent = f.P.o - parent.r;  // parent's origin to its marker
+  const Vec3 o_ddot_parent = a_parent + alpha_parent.cross(d_parent) + parent.w.cross(parent.w.cross(d_parent));
+  Vec3 alpha, o_ddot;
+  if (!link.reversed) {
+    const Vec3 u = f.P.R * f.X.p, p_dot = f.P.R * twist.head<3>(), w_rel = f.P.R * twist.tail<3>();
+    alpha = alpha_parent + parent.w.cross(w_rel) + f.P.R * twist_dot.tail<3>();
+    o_ddot = o_ddot_parent + alpha_parent.cross(u) + parent.w.cross(parent.w.cross(u) + p_dot) +
+             parent.w.cross(p_dot) + f.P.R * twist_dot.head<3>();
+  } else {
+    const Mat3& R1 = f.R_child_marker;  // frame 1 turns with the child
+    const Vec3 u = R1 * f.X.p, p_dot = R1 * twist.head<3>(), w_rel = R1 * twist.tail<3>();
+    alpha = alpha_parent - (child.w.cross(w_rel) + R1 * twist_dot.tail<3>());
+    o_ddot = o_ddot_parent - (alpha.cross(u) + child.w.cross(child.w.cross(u) + p_dot)) -
+             (child.w.cross(p_dot) + R1 * twist_dot.head<3>());
+  }
+  const Vec3 d_child = child.r - f.o;
+  Vec6 A;
+  A << o_ddot + alpha.cross(d_child) + child.w.cross(child.w.cross(d_child)), alpha;
+  return A;
+}
+
 void TreeKinematics::pass(const VecX& q_r, const VecX* v_r, const VecX* a_r, std::vector<BodyMotion>& motion,
                           std::vector<Vec6>* acceleration) const {
   LOOPDYN_CHECK(q_r.size() == nq_ && (!v_r || v_r->size() == nv_), "relative state: expected ", nq_, " + ", nv_,
@@ -86,87 +167,27 @@ void TreeKinematics::pass(const VecX& q_r, const VecX* v_r, const VecX* a_r, std
   if (acceleration) acceleration->assign(links_.size(), Vec6::Zero());
   const BodyMotion ground;
   const Vec6 at_rest = Vec6::Zero();
+  LinkFrames f;
   for (BodyIndex b : model_.topology().order) {
     const Link& link = links_[static_cast<std::size_t>(b)];
     const BodyMotion& parent = link.parent == kGround ? ground : motion[static_cast<std::size_t>(link.parent)];
     const Scalar* q = q_r.data() + link.q_offset;
-    const RelativePose X = link.model.pose(q);
-    const MarkerFrame& on_parent = link.reversed ? link.second : link.first;
-    const MarkerFrame& on_child = link.reversed ? link.first : link.second;
     BodyMotion& child = motion[static_cast<std::size_t>(b)];
-    // positions: the parent's marker frame P, the child's marker frame (origin o)
-    const Vec3 arm_parent = parent.R * on_parent.position;
-    const Vec3 P_o = parent.r + arm_parent;
-    const Mat3 P_R = parent.R * on_parent.orientation;
-    Vec3 o, arm;  // arm: the joint's offset in world axes (to frame 2, or back to frame 1)
-    Mat3 R_child_marker;
-    if (!link.reversed) {
-      // the parent carries frame 1: frame 2 = frame 1 * X_12
-      R_child_marker = P_R * X.R;
-      arm = P_R * X.p;
-      o = P_o + arm;
-    } else {
-      // the parent carries frame 2: frame 1 = frame 2 * X_12^-1
-      R_child_marker = P_R * X.R.transpose();
-      arm = R_child_marker * X.p;
-      o = P_o - arm;
-    }
-    if (model_.dimension() == 2) {
-      // angles add, with the markers' unwrapped angles: the whole turns written in the file stay
-      const int k = link.model.planarAngleIndex();
-      const Scalar turn = k < 0 ? 0 : q[k];
-      child.phi = parent.phi + on_parent.angle + (link.reversed ? -turn : turn) - on_child.angle;
-      child.R = rotationZ(child.phi);
-    } else {
-      child.R = R_child_marker * on_child.orientation.transpose();
-    }
-    child.r = o - child.R * on_child.position;
+    linkPose(link, parent, q, f, child);
     if (!v_r) {  // (positions only: at rest)
       child.w.setZero();
       child.v.setZero();
       continue;
     }
-
     // velocities: the relative twist S v, and the origins' velocities
     const auto v = v_r->segment(link.v_offset, link.model.nv());
     const MotionSubspace S = link.model.motionSubspace(q);
     const Vec6 twist = S * v;
-    const WorldFrame P{P_o, P_R, parent.v + parent.w.cross(arm_parent)};
-    Vec3 o_dot;
-    if (!link.reversed) {
-      child.w = parent.w + P.R * twist.tail<3>();
-      o_dot = P.o_dot + parent.w.cross(arm) + P.R * twist.head<3>();
-    } else {
-      // omega_1 = omega_2 - R_1 omega_rel
-      child.w = parent.w - R_child_marker * twist.tail<3>();
-      o_dot = P.o_dot - child.w.cross(arm) - R_child_marker * twist.head<3>();
-    }
-    child.v = o_dot + child.w.cross(child.r - o);
+    linkVelocity(link, parent, twist, f, child);
     if (!acceleration) continue;
-
-    // the time derivative of the lines above, with the relative twist's derivative S a + Sdot v
     const Vec6& A_parent = link.parent == kGround ? at_rest : (*acceleration)[static_cast<std::size_t>(link.parent)];
-    const Vec3 a_parent = A_parent.head<3>(), alpha_parent = A_parent.tail<3>();
-    const Vec3 d_parent = P.o - parent.r;  // parent's origin to its marker
-    const Vec3 o_ddot_parent =
-        a_parent + alpha_parent.cross(d_parent) + parent.w.cross(parent.w.cross(d_parent));
     const Vec6 twist_dot = S * a_r->segment(link.v_offset, link.model.nv()) + link.model.biasTwist(q, v.data());
-    Vec3 alpha, o_ddot;
-    if (!link.reversed) {
-      const Vec3 u = P.R * X.p, p_dot = P.R * twist.head<3>(), w_rel = P.R * twist.tail<3>();
-      alpha = alpha_parent + parent.w.cross(w_rel) + P.R * twist_dot.tail<3>();
-      o_ddot = o_ddot_parent + alpha_parent.cross(u) + parent.w.cross(parent.w.cross(u) + p_dot) +
-               parent.w.cross(p_dot) + P.R * twist_dot.head<3>();
-    } else {
-      const Mat3& R1 = R_child_marker;  // frame 1 turns with the child
-      const Vec3 u = R1 * X.p, p_dot = R1 * twist.head<3>(), w_rel = R1 * twist.tail<3>();
-      alpha = alpha_parent - (child.w.cross(w_rel) + R1 * twist_dot.tail<3>());
-      o_ddot = o_ddot_parent - (alpha.cross(u) + child.w.cross(child.w.cross(u) + p_dot)) -
-               (child.w.cross(p_dot) + R1 * twist_dot.head<3>());
-    }
-    const Vec3 d_child = child.r - o;
-    (*acceleration)[static_cast<std::size_t>(b)] << o_ddot + alpha.cross(d_child) + child.w.cross(child.w.cross(d_child)),
-        alpha;
+    (*acceleration)[static_cast<std::size_t>(b)] = linkAcceleration(link, parent, A_parent, twist, twist_dot, f, child);
   }
 }
 

@@ -132,6 +132,18 @@ class TreeKinematics {
     int q_offset = 0, v_offset = 0;
   };
 
+  /// One link's frames in world axes during a pass (tree_kinematics.cpp).
+  struct LinkFrames;
+  /// The child's pose from its parent's and the joint's coordinates q; fills f's positions.
+  void linkPose(const Link& link, const BodyMotion& parent, const Scalar* q, LinkFrames& f, BodyMotion& child) const;
+  /// The child's velocities from its parent's and the relative twist S v; fills f's velocities.
+  static void linkVelocity(const Link& link, const BodyMotion& parent, const Vec6& twist, LinkFrames& f,
+                           BodyMotion& child);
+  /// The child's acceleration [a; alpha]: the time derivative of the two above, with the relative
+  /// twist's derivative twist_dot = S a + Sdot v.
+  static Vec6 linkAcceleration(const Link& link, const BodyMotion& parent, const Vec6& A_parent, const Vec6& twist,
+                               const Vec6& twist_dot, const LinkFrames& f, const BodyMotion& child);
+
   /// Ground outwards: body motions (and accelerations [a; alpha] when `a_r` is given; without
   /// v_r the positions alone, the bodies at rest).
   void pass(const VecX& q_r, const VecX* v_r, const VecX* a_r, std::vector<BodyMotion>& motion,
