@@ -17,8 +17,6 @@
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
 #include "loopdyn/sim/formulation_choice.hpp"
-#include "loopdyn/dynamics/formulations/partitioning.hpp"
-#include "loopdyn/dynamics/formulations/relative_partitioning.hpp"
 #include "loopdyn/analysis/projective_criterion.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
@@ -128,22 +126,19 @@ std::optional<ColumnOptions> chosenColumns(const SimulateOptions& options, const
 /// The independent coordinates of partitioning, absolute (body velocities) or relative (joint
 /// velocities), into the summary.
 void summarizePartitioning(const Model& model, const Formulation& formulation, SimulationRun& run) {
-  const auto summary = [&](const auto& partitioning, const std::vector<std::string>& names) {
-    auto named = [&](const std::vector<int>& set) {
-      std::vector<std::string> out;
-      for (const int i : set) out.push_back(names[static_cast<std::size_t>(i)]);
-      return out;
-    };
-    const auto& switches = partitioning.switches();
-    run.independent_initial = named(switches.empty() ? partitioning.partition().independent : switches.front().from);
-    run.independent_final = named(partitioning.partition().independent);
-    run.coordinate_switches = static_cast<int>(switches.size());
-    run.eliminated = equationNames(model, partitioning.eliminatedEquations());
+  const std::optional<Formulation::PartitionSummary> summary = formulation.partitionSummary();
+  if (!summary) return;
+  const std::vector<std::string> names =
+      summary->joint_coordinates ? jointCoordinateNames(model, 'v') : velocityCoordinateNames(model);
+  const auto named = [&](const std::vector<int>& set) {
+    std::vector<std::string> out;
+    for (const int i : set) out.push_back(names[static_cast<std::size_t>(i)]);
+    return out;
   };
-  if (const auto* partitioning = dynamic_cast<const PartitioningFormulation*>(&formulation))
-    summary(*partitioning, velocityCoordinateNames(model));
-  else if (const auto* relative = dynamic_cast<const RelativePartitioningFormulation*>(&formulation))
-    summary(*relative, jointCoordinateNames(model, 'v'));
+  run.independent_initial = named(summary->independent_initial);
+  run.independent_final = named(summary->independent_final);
+  run.coordinate_switches = summary->switches;
+  run.eliminated = equationNames(model, formulation.eliminatedEquations());
 }
 
 /// The page of --report: the run, its samples (thinned to kReportRows) and the analysis.

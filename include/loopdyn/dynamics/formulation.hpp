@@ -142,6 +142,16 @@ class Formulation {
   /// What start chose that the log should show, e.g. the branch at a singular start (its time is
   /// the start's).
   virtual std::optional<RunEvent> startEvent() const { return std::nullopt; }
+  /// What coordinate partitioning reports of a run (partitioning.hpp): the independent
+  /// coordinates at the start and now (indices into the velocity coordinates, or into the joint
+  /// velocities when joint_coordinates) and how often they switched.
+  struct PartitionSummary {
+    std::vector<int> independent_initial, independent_final;
+    int switches = 0;
+    bool joint_coordinates = false;
+  };
+  /// Nothing but for coordinate partitioning.
+  virtual std::optional<PartitionSummary> partitionSummary() const { return std::nullopt; }
   /// What makes this model costly for this formulation, said before the run (a run's warnings).
   virtual std::vector<std::string> costWarnings(const Model& /*model*/) const { return {}; }
   /// From positions x.q at x.t and u: fills x.v, ws.a and du/dt, and ws.lambda when

@@ -175,6 +175,10 @@ class PartitioningFormulation final : public Formulation {
 
   const Partition& partition() const { return partition_; }
   const std::vector<CoordinateSwitch>& switches() const { return switches_; }
+  std::optional<PartitionSummary> partitionSummary() const override {
+    return PartitionSummary{switches_.empty() ? partition_.independent : switches_.front().from, partition_.independent,
+                            static_cast<int>(switches_.size()), false};
+  }
   /// The last evaluation's partitioned equations (partitionedReactions reads them).
   const PartitionedEquations& equations() const { return equations_; }
 

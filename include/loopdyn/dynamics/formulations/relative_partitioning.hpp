@@ -59,6 +59,10 @@ class RelativePartitioningFormulation final : public JointCoordinateFormulation 
   /// velocities.
   const Partition& partition() const { return partition_; }
   const std::vector<CoordinateSwitch>& switches() const { return switches_; }
+  std::optional<PartitionSummary> partitionSummary() const override {
+    return PartitionSummary{switches_.empty() ? partition_.independent : switches_.front().from, partition_.independent,
+                            static_cast<int>(switches_.size()), true};
+  }
 
  protected:
   /// At a consistent state x, with the partition the criterion recommends there.
