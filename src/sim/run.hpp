@@ -24,7 +24,8 @@ namespace loopdyn::detail {
 /// function of 600 lines): set-up (the generic rank, the coordinates, the right-hand side), the
 /// start, the steps (across a singular configuration by collocation, or ordinary), what follows
 /// each step (the watch, lock-ups, passages, stabilisation, the next crossing plan) and the checks
-/// at the end. The members keep the names the stages read them by.
+/// at the end. Its members are the state the stages share, named as plain variables (no trailing
+/// underscore): the stages read like the steps of one algorithm.
 class Run {
  public:
   using OnSample = std::function<void(const Sample&, const DynamicsWorkspace&)>;
