@@ -65,29 +65,16 @@ Eigen::Matrix<Scalar, d, 1> rowOn(const Connection& c, int slot, int r) {
 
 }  // namespace
 
-/// The main pass at an assembly node with d velocity coordinates per body (paper 000, eqs.
-/// (5)-(7)): W, beta_0 and Gc from the children, the factorisation of W, and the new node's Phi
-/// and b. Each connection's rows J_ce meet only its endpoint handle's d columns of the child's Phi,
-/// and everything goes in d x d blocks of fixed size.
-template <int d>
-void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std::vector<Connection>& connections) {
-  using Block = Eigen::Matrix<Scalar, d, 1>;
-  const int rows = node.rows;
-  const int nh = static_cast<int>(node.handles.size());
-  // Gc and beta_0 are not needed after the node's assembly: kept per thread, not per node (a
-  // chain of 4096 bodies keeps its nodes' matrices out of cache; these were a third of them), in
-  // one buffer that only grows (no allocation once it has met the largest node)
-  thread_local std::vector<Scalar> buffer;
-  std::array<Eigen::Index, 2> handle_rows{0, 0};
-  for (int s = 0; s < 2; ++s)
-    if (child[static_cast<std::size_t>(s)]) handle_rows[static_cast<std::size_t>(s)] = child[static_cast<std::size_t>(s)]->b.size();
-  const auto size = static_cast<std::size_t>((handle_rows[0] + handle_rows[1] + 1) * rows);
-  if (buffer.size() < size) buffer.resize(size);
-  std::array<Eigen::Map<MatX>, 2> node_Gc{Eigen::Map<MatX>(buffer.data(), handle_rows[0], rows),
-                                          Eigen::Map<MatX>(buffer.data() + handle_rows[0] * rows, handle_rows[1], rows)};
-  Eigen::Map<VecX> beta0(buffer.data() + (handle_rows[0] + handle_rows[1]) * rows, rows);
+namespace {
 
-  // Gc = Phi_child J^T (column by column, each a d-block per child handle), beta_0 = sum J b - Gamma
+/// Gc = Phi_child J^T (column by column, each a d-block per child handle) and
+/// beta_0 = sum J b - Gamma, from the children, for the node's connections.
+template <int d>
+[[gnu::always_inline]] inline void connectionProducts(const Node& node, const std::array<const Node*, 2>& child,
+                                                      const std::vector<Connection>& connections,
+                                                      std::array<Eigen::Map<MatX>, 2>& node_Gc,
+                                                      Eigen::Map<VecX>& beta0) {
+  using Block = Eigen::Matrix<Scalar, d, 1>;
   node_Gc[0].setZero();
   node_Gc[1].setZero();
   for (std::size_t i = 0; i < node.connections.size(); ++i) {
@@ -109,7 +96,16 @@ void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std
     }
   }
 
-  // W = sum J Gc: its lower triangle, then mirrored (exactly symmetric)
+}
+
+/// W = sum J Gc: its lower triangle, then mirrored (exactly symmetric); factorised in the rows'
+/// order where they are clearly independent (the usual case), pivoted otherwise
+/// (pivoted_ldlt.hpp: the same rule as the kinetic Gram matrices').
+template <int d>
+[[gnu::always_inline]] inline void assembleW(Node& node, const std::vector<Connection>& connections,
+                                             const std::array<Eigen::Map<MatX>, 2>& node_Gc) {
+  using Block = Eigen::Matrix<Scalar, d, 1>;
+  const int rows = node.rows;
   MatX& W = node.W.matrix();
   W.setZero(rows, rows);
   for (std::size_t i = 0; i < node.connections.size(); ++i) {
@@ -127,13 +123,20 @@ void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std
   }
   for (int col = 0; col < rows; ++col)
     for (int row = col + 1; row < rows; ++row) W(col, row) = W(row, col);
-  // in the rows' order where they are clearly independent (the usual case), pivoted otherwise
-  // (pivoted_ldlt.hpp: the same rule as the kinetic Gram matrices')
   if (!node.W.factorizeRegular(kRegularPivotRatio, true)) node.W.factorize(kGramPivotThreshold);
 
-  // the new node's handles: Phi^N_hk = Phi_hk [same child] - G_h W^+ G_k^T, b^N_h = b_h - G_h W^+
-  // beta_0, with G W^+ G^T = Y D^+ Y^T: Y = G P^T L^-T, the forward substitution on its columns
-  // (G: the handles' rows of Gc); y0 = L^-1 P beta_0 likewise
+}
+
+/// The new node's handles: Phi^N_hk = Phi_hk [same child] - G_h W^+ G_k^T, b^N_h = b_h - G_h W^+
+/// beta_0, with G W^+ G^T = Y D^+ Y^T: Y = G P^T L^-T, the forward substitution on its columns
+/// (G: the handles' rows of Gc); y0 = L^-1 P beta_0 likewise.
+template <int d>
+[[gnu::always_inline]] inline void newHandles(Node& node, const std::array<const Node*, 2>& child,
+                                              const std::array<Eigen::Map<MatX>, 2>& node_Gc,
+                                              const Eigen::Map<VecX>& beta0) {
+  using Block = Eigen::Matrix<Scalar, d, 1>;
+  const int rows = node.rows;
+  const int nh = static_cast<int>(node.handles.size());
   const std::vector<int>& perm = node.W.permutation();
   for (int i = 0; i < nh; ++i) {
     const Endpoint& e = node.handle_in_child[static_cast<std::size_t>(i)];
@@ -174,6 +177,33 @@ void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std
   for (int i = 0; i < nh; ++i)
     for (int h = i + 1; h < nh; ++h)
       node.Phi.template block<d, d>(i * d, h * d) = node.Phi.template block<d, d>(h * d, i * d).transpose();
+}
+
+}  // namespace
+
+/// The main pass at an assembly node with d velocity coordinates per body (paper 000, eqs.
+/// (5)-(7)): W, beta_0 and Gc from the children, the factorisation of W, and the new node's Phi
+/// and b. Each connection's rows J_ce meet only its endpoint handle's d columns of the child's Phi,
+/// and everything goes in d x d blocks of fixed size.
+template <int d>
+void assembleNode(Node& node, const std::array<const Node*, 2>& child, const std::vector<Connection>& connections) {
+  const int rows = node.rows;
+  // Gc and beta_0 are not needed after the node's assembly: kept per thread, not per node (a
+  // chain of 4096 bodies keeps its nodes' matrices out of cache; these were a third of them), in
+  // one buffer that only grows (no allocation once it has met the largest node)
+  thread_local std::vector<Scalar> buffer;
+  std::array<Eigen::Index, 2> handle_rows{0, 0};
+  for (int s = 0; s < 2; ++s)
+    if (child[static_cast<std::size_t>(s)]) handle_rows[static_cast<std::size_t>(s)] = child[static_cast<std::size_t>(s)]->b.size();
+  const auto size = static_cast<std::size_t>((handle_rows[0] + handle_rows[1] + 1) * rows);
+  if (buffer.size() < size) buffer.resize(size);
+  std::array<Eigen::Map<MatX>, 2> node_Gc{Eigen::Map<MatX>(buffer.data(), handle_rows[0], rows),
+                                          Eigen::Map<MatX>(buffer.data() + handle_rows[0] * rows, handle_rows[1], rows)};
+  Eigen::Map<VecX> beta0(buffer.data() + (handle_rows[0] + handle_rows[1]) * rows, rows);
+
+  connectionProducts<d>(node, child, connections, node_Gc, beta0);
+  assembleW<d>(node, connections, node_Gc);
+  newHandles<d>(node, child, node_Gc, beta0);
 }
 
 /// The back-substitution at an assembly node: its multipliers from the forces on its handles,
