@@ -5,6 +5,10 @@
 #include <numeric>
 #include <span>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/kinetic_gram.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
@@ -334,11 +338,53 @@ void DivideAndConquer::sizeNumbers() {
   stack_need_ = static_cast<std::size_t>(highest);
 }
 
+struct DivideAndConquer::Parallel {
+  explicit Parallel(int threads) : arena(threads) {}
+  tbb::task_arena arena;
+};
+
+void DivideAndConquer::ParallelDeleter::operator()(Parallel* p) const { delete p; }
+
+void DivideAndConquer::execute(FunctionRef<void()> f) {
+  if (parallel_) parallel_->arena.execute(f);
+  else f();
+}
+
+void DivideAndConquer::forEachChunk(int count, int grain, FunctionRef<void(int, int)> chunk) {
+  parallel_->arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<int>(0, count, grain),
+                      [&](const tbb::blocked_range<int>& range) { chunk(range.begin(), range.end()); });
+  });
+}
+
+void DivideAndConquer::forEachShare(FunctionRef<void(const Share&)> f) {
+  const int count = static_cast<int>(shares_.size());
+  if (!parallel_ || count < 2) {
+    for (const Share& share : shares_) f(share);
+    return;
+  }
+  parallel_->arena.execute([&] {
+    for (int s = 0; s < count; ++s) taken_[s].store(false, std::memory_order_relaxed);
+    // one task a share: a task takes its thread's own share (the arena's slot), or, where that
+    // one is taken (a thread that joined late), the first one left
+    tbb::parallel_for(
+        0, count,
+        [&](int) {
+          int s = tbb::this_task_arena::current_thread_index();
+          if (s < 0 || s >= count || taken_[s].exchange(true))
+            for (s = 0; taken_[s].exchange(true); ++s) {
+            }
+          f(shares_[static_cast<std::size_t>(s)]);
+        },
+        tbb::static_partitioner());
+  });
+}
+
 void DivideAndConquer::setThreads(int threads) {
   LOOPDYN_CHECK(threads >= 1, "threads: expected at least 1, got ", threads);
   if (threads == threads_) return;
   threads_ = threads;
-  arena_ = threads > 1 ? std::make_unique<tbb::task_arena>(threads) : nullptr;
+  parallel_.reset(threads > 1 ? new Parallel(threads) : nullptr);
   divideAmongThreads();
 }
 
@@ -418,7 +464,7 @@ void DivideAndConquer::divideAmongThreads() {
 
 void DivideAndConquer::forceElementForces(const Model& model, const std::vector<BodyMotion>& motion, Scalar t, VecX& F,
                                           VecX& F_nc) {
-  if (!arena_) {
+  if (!parallel_) {
     loopdyn::forceElementForces(model, motion, t, F, F_nc);
     return;
   }
@@ -561,9 +607,9 @@ int DivideAndConquer::run() {
   VecX& lambda = *pass_.lambda;
   A.resize(model.nv());
   lambda.setZero(model.nc());
-  if (arena_) {
+  if (parallel_) {
     // the same node kernels in the same order within each node: results identical to the last bit
-    arena_->execute([&] {
+    parallel_->arena.execute([&] {
       forEachShare([&](const Share& share) {
         reserveStack();
         for (const auto& [first, last] : share.subtrees)

@@ -39,10 +39,8 @@
 #include <span>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
+#include "loopdyn/common/function_ref.hpp"
 #include "loopdyn/dynamics/formulations/joint_coordinate_formulation.hpp"
 #include "loopdyn/linalg/pivoted_ldlt.hpp"
 
@@ -124,8 +122,7 @@ class DivideAndConquer {
   const std::vector<int>& bodyShares() const { return body_share_; }
 
   /// f(share) for every share, each on its own thread (in order on one thread).
-  template <class F>
-  void forEachShare(const F& f);
+  void forEachShare(FunctionRef<void(const Share&)> f);
 
   /// forceElementForces (mass_and_forces.hpp) on the shares' threads, each adding the elements'
   /// wrenches on its own bodies: the same numbers to the last bit (a tenth of a long chain's call
@@ -134,11 +131,7 @@ class DivideAndConquer {
 
   /// f() inside this object's task arena (directly with one thread), so that the passes and
   /// loops it makes share one entry into the arena (each entry wakes the workers).
-  template <class F>
-  void execute(const F& f) {
-    if (arena_) arena_->execute(f);
-    else f();
-  }
+  void execute(FunctionRef<void()> f);
 
   /// body(b) for every body b, each on the thread whose share of the assembly tree holds its leaf
   /// (in order on one thread): for the per-body loops beside the passes (the bodies' motions and
@@ -146,7 +139,7 @@ class DivideAndConquer {
   /// numbers on the thread that the passes read and write them on.
   template <class Body>
   void forEachBody(const Body& body) {
-    if (!arena_) {
+    if (!parallel_) {
       for (BodyIndex b = 0; b < bodies_; ++b) body(b);
       return;
     }
@@ -160,14 +153,12 @@ class DivideAndConquer {
   /// For loops over other items than bodies (the HDCA's cut joints).
   template <class Body>
   void parallelFor(int count, int grain, const Body& body) {
-    if (!arena_ || count < 2 * grain) {
+    if (!parallel_ || count < 2 * grain) {
       for (int k = 0; k < count; ++k) body(k);
       return;
     }
-    arena_->execute([&] {
-      tbb::parallel_for(tbb::blocked_range<int>(0, count, grain), [&](const tbb::blocked_range<int>& range) {
-        for (int k = range.begin(); k < range.end(); ++k) body(k);
-      });
+    forEachChunk(count, grain, [&](int begin, int end) {
+      for (int k = begin; k < end; ++k) body(k);
     });
   }
 
@@ -319,7 +310,14 @@ class DivideAndConquer {
   Pass pass_;
   int threads_ = 1;
   bool single_kernels_ = true;
-  std::unique_ptr<tbb::task_arena> arena_;  ///< with threads_ > 1
+  /// The threads' task arena (oneTBB, in dca.cpp only), with threads_ > 1.
+  struct Parallel;
+  struct ParallelDeleter {
+    void operator()(Parallel* p) const;
+  };
+  std::unique_ptr<Parallel, ParallelDeleter> parallel_;
+  /// chunk(begin, end) over [0, count) in chunks of at least grain, on the arena's threads.
+  void forEachChunk(int count, int grain, FunctionRef<void(int, int)> chunk);
   std::vector<Share> shares_;               ///< one a thread
   std::vector<int> top_;                    ///< the nodes whose subtrees straddle shares, in order
   std::vector<int> body_share_;             ///< per body
@@ -328,30 +326,6 @@ class DivideAndConquer {
   /// which shares a thread has taken in the current forEachShare
   std::unique_ptr<std::atomic<bool>[]> taken_;
 };
-
-template <class F>
-void DivideAndConquer::forEachShare(const F& f) {
-  const int count = static_cast<int>(shares_.size());
-  if (!arena_ || count < 2) {
-    for (const Share& share : shares_) f(share);
-    return;
-  }
-  arena_->execute([&] {
-    for (int s = 0; s < count; ++s) taken_[s].store(false, std::memory_order_relaxed);
-    // one task a share: a task takes its thread's own share (the arena's slot), or, where that
-    // one is taken (a thread that joined late), the first one left
-    tbb::parallel_for(
-        0, count,
-        [&](int) {
-          int s = tbb::this_task_arena::current_thread_index();
-          if (s < 0 || s >= count || taken_[s].exchange(true))
-            for (s = 0; taken_[s].exchange(true); ++s) {
-            }
-          f(shares_[static_cast<std::size_t>(s)]);
-        },
-        tbb::static_partitioner());
-  });
-}
 
 /// One forward-dynamics call by `dca` at x (q, v, q_r, v_r consistent): the bodies' motions
 /// (ws.kin.motion), applied forces (ws.F, ws.F_nc), accelerations ws.a and ws.a_r and every row's
