@@ -150,6 +150,15 @@ enum class ReactionScheme {
   DependentRows,  ///< (38): C_KD^T lambda_K = (F - M a)_D, the r independent rows of B^T
 };
 
+/// What a partitioning run reports (Formulation::partitionSummary): the independent set at the
+/// start (before the first switch) and now, and the number of switches.
+inline Formulation::PartitionSummary partitionSummaryOf(const Partition& partition,
+                                                        const std::vector<CoordinateSwitch>& switches,
+                                                        bool joint_coordinates) {
+  return {switches.empty() ? partition.independent : switches.front().from, partition.independent,
+          static_cast<int>(switches.size()), joint_coordinates};
+}
+
 class PartitioningFormulation final : public Formulation {
  public:
   /// rank: the generic rank of C on the motion (analyzeConstraints). switch_ratio: kSwitchRatio,
@@ -176,8 +185,7 @@ class PartitioningFormulation final : public Formulation {
   const Partition& partition() const { return partition_; }
   const std::vector<CoordinateSwitch>& switches() const { return switches_; }
   std::optional<PartitionSummary> partitionSummary() const override {
-    return PartitionSummary{switches_.empty() ? partition_.independent : switches_.front().from, partition_.independent,
-                            static_cast<int>(switches_.size()), false};
+    return partitionSummaryOf(partition_, switches_, false);
   }
   /// The last evaluation's partitioned equations (partitionedReactions reads them).
   const PartitionedEquations& equations() const { return equations_; }

@@ -60,8 +60,7 @@ class RelativePartitioningFormulation final : public JointCoordinateFormulation 
   const Partition& partition() const { return partition_; }
   const std::vector<CoordinateSwitch>& switches() const { return switches_; }
   std::optional<PartitionSummary> partitionSummary() const override {
-    return PartitionSummary{switches_.empty() ? partition_.independent : switches_.front().from, partition_.independent,
-                            static_cast<int>(switches_.size()), true};
+    return partitionSummaryOf(partition_, switches_, true);
   }
 
  protected:
