@@ -7,7 +7,6 @@
 #include "loopdyn/dynamics/dca/hdca.hpp"
 #include "loopdyn/dynamics/formulations/relative_elimination.hpp"
 #include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
-#include "loopdyn/dynamics/formulations/relative_partitioning.hpp"
 #include "loopdyn/dynamics/formulations/relative_projection.hpp"
 
 namespace loopdyn {
@@ -157,9 +156,9 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
   // in joint coordinates: the initial state must be one the spanning tree's joints reach
   // (what else keeps a formulation from starting there -- a singular configuration for
   // partitioning -- its start says, as in absolute coordinates)
-  const auto inJointCoordinates = [&](std::unique_ptr<JointCoordinateFormulation> formulation) {
+  const auto inJointCoordinates = [&](std::unique_ptr<Formulation> formulation) {
     State xs = x0;
-    if (const std::string problem = jointState(formulation->tree(), xs); !problem.empty())
+    if (const std::string problem = jointState(TreeKinematics(model), xs); !problem.empty())
       out.problem = method + ": relative coordinates cannot describe the initial state: " + problem;
     else
       out.formulation = std::move(formulation);
@@ -177,8 +176,8 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
     if (method == "projection")
       return inJointCoordinates(std::make_unique<RelativeProjectionFormulation>(model, rank.generic_rank, choice.continuation));
     if (method == "partitioning")
-      return inJointCoordinates(std::make_unique<RelativePartitioningFormulation>(
-          model, rank.generic_rank, choice.switching ? kSwitchRatio : 0));
+      return inJointCoordinates(std::make_unique<PartitioningFormulation>(
+          model, rank.generic_rank, choice.switching ? kSwitchRatio : 0, true));
     if (method == "elimination") return relativeElimination(model, x0, rank, choice, out);
     out.problem = unknownMethod(method);
     return out;

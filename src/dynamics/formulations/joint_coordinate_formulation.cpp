@@ -6,16 +6,6 @@
 
 namespace loopdyn {
 
-std::string jointState(const TreeKinematics& tree, State& x) {
-  try {
-    const VecX reference = x.q_r;
-    tree.relativeState(x, x.q_r, x.v_r, reference.size() == tree.nq() ? &reference : nullptr);
-  } catch (const InvalidArgument& e) {
-    return std::string("no joint coordinates give this state: ") + e.what();
-  }
-  return {};
-}
-
 std::unique_ptr<Coordinates> JointCoordinateFormulation::coordinates(const Model& model) const {
   return std::make_unique<JointCoordinates>(model);
 }

@@ -23,20 +23,6 @@ std::vector<int> complement(const std::vector<int>& set, int n) {
 
 }  // namespace
 
-Partition choosePartition(const Model& model, DynamicsWorkspace& ws, const MatX& M, const State& x, int rank) {
-  const ProjectiveCriterion criterion = projectiveCriterion(model, ws.kin, M, x, rank);
-  Partition p;
-  p.independent = criterion.best_set;
-  std::sort(p.independent.begin(), p.independent.end());
-  p.dependent = complement(p.independent, model.nv());
-  p.quality = criterion.set_sigma_min;
-  // the rows: the first r pivots of the QR of C_s^T (ws.kin evaluated at x by the criterion)
-  ws.tangent.compute(ws.kin, ws.scaling, criterion.rank);
-  p.rows.assign(ws.tangent.K.begin(), ws.tangent.K.begin() + criterion.rank);
-  std::sort(p.rows.begin(), p.rows.end());
-  return p;
-}
-
 Scalar currentQuality(const Partition& p, const MatX& M, const MatX& Md) {
   const auto k = static_cast<Eigen::Index>(p.independent.size());
   if (k == 0) return 1;
@@ -139,37 +125,75 @@ void PartitionedEquations::dependentRowMultipliers(const MatX& M, const VecX& F,
 
 Scalar PartitionedEquations::rcond() const { return r_ > 0 ? cd_lu_.rcond() : 1; }
 
-PartitioningFormulation::PartitioningFormulation(const Model& model, int rank, Scalar switch_ratio)
-    : n_(model.nv()), nc_(model.nc()), r_(rank), k_(model.nv() - rank), switch_ratio_(switch_ratio) {
-  LOOPDYN_CHECK(rank >= 0 && rank <= model.nv(), "partitioning: rank ", rank, " out of range");
+PartitioningFormulation::PartitioningFormulation(const Model& model, int rank, Scalar switch_ratio, bool relative)
+    : equations_(coordinateEquations(model, relative)),
+      rank_(rank),
+      r_(rank - (model.nc() - static_cast<int>(equations_->rows().size()))),
+      k_(equations_->size() - r_),
+      switch_ratio_(switch_ratio),
+      names_(equations_->names(model)) {
+  LOOPDYN_CHECK(r_ >= 0 && r_ <= equations_->size(), "partitioning: rank ", rank, " leaves ", r_,
+                " for the constraints outside the spanning tree, out of range 0 .. ", equations_->size());
   LOOPDYN_CHECK(switch_ratio >= 0 && switch_ratio < 1, "partitioning: switch ratio ", switch_ratio,
                 " must be in [0, 1)");
 }
 
-std::vector<int> PartitioningFormulation::eliminatedEquations() const { return complement(partition_.rows, nc_); }
+std::unique_ptr<Coordinates> PartitioningFormulation::coordinates(const Model& model) const {
+  return equations_->coordinates(model);
+}
+
+std::vector<int> PartitioningFormulation::eliminatedEquations() const {
+  std::vector<int> out;
+  const std::vector<int>& rows = equations_->rows();
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (!std::binary_search(partition_.rows.begin(), partition_.rows.end(), static_cast<int>(i))) out.push_back(rows[i]);
+  return out;
+}
+
+Partition PartitioningFormulation::choosePartition(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+  CoordinateEquations& e = *equations_;
+  e.evaluateConstraints(model, ws, x);
+  e.massMatrix(model, ws, M_);
+  const ProjectiveCriterion criterion =
+      projectiveCriterion(M_, e.C(ws), ConstraintScaling{e.row(), e.col(ws)}, r_);
+  Partition p;
+  p.independent = criterion.best_set;
+  std::sort(p.independent.begin(), p.independent.end());
+  p.dependent = complement(p.independent, e.size());
+  p.quality = criterion.set_sigma_min;
+  // the rows: the first r pivots of the QR of the scaled C^T
+  e.scaledTransposed(ws, tangent_.At);
+  tangent_.computeFromAt(r_);
+  p.rows.assign(tangent_.K.begin(), tangent_.K.begin() + r_);
+  std::sort(p.rows.begin(), p.rows.end());
+  return p;
+}
 
 std::string PartitioningFormulation::evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws,
                                                   State& x, Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
                                                   bool multipliers) const {
-  const VecX& row = ws.scaling.row;
-  const VecX& col = ws.scaling.col;
-  x.v.setZero(n_);  // (b's rounding depends on x.v: a stale one would carry the last evaluation over)
-  evaluateConstraints(model, ws.kin, x);  // C and b: positions and time only
-  if (!equations_.velocities(ws.kin.C.dense(), ws.kin.b, row, col, p, u, x.v))
-    return "the dependent coordinates cannot be solved for: C_KD is singular (reciprocal condition " +
-           std::to_string(equations_.rcond()) + ") with the independent coordinates " +
-           coordinateSet(velocityCoordinateNames(model), p.independent) +
+  CoordinateEquations& e = *equations_;
+  // (b's rounding depends on the velocities: stale ones would carry the last evaluation over)
+  e.toPositions(model, x);
+  e.evaluateConstraints(model, ws, x);  // C and b: positions and time only
+  if (!partitioned_.velocities(e.C(ws), e.b(ws), e.row(), e.col(ws), p, u, e.velocities(x)))
+    return "the dependent velocity coordinates cannot be solved for: C_KD is singular (reciprocal condition " +
+           std::to_string(partitioned_.rcond()) + ") with the independent coordinates " +
+           coordinateSet(names_, p.independent) +
            " (at a singular configuration of the mechanism every set is singular: --method projection passes it)";
-  evaluateConstraints(model, ws.kin, x);
-  massMatrix(model, ws.kin.motion, ws.M);
-  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
-  ws.Gamma = ws.kin.Gamma;
-  if (baumgarte.beta != 0) ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
-  if (!equations_.accelerations(ws.M, ws.F, ws.Gamma, row, col, p, ws.a, du))
+  e.evaluate(model, ws, x, baumgarte);
+  if (!partitioned_.accelerations(e.M(ws), e.F(ws), e.Gamma(ws), e.row(), e.col(ws), p, e.accelerations(ws), du))
     return "the reduced mass matrix D M D^T is not positive definite: the independent coordinates " +
-           coordinateSet(velocityCoordinateNames(model), p.independent) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
-           std::to_string(equations_.rcond()) + ")";
-  if (multipliers) ws.lambda = partitionedReactions(model, ws, equations_, p, ReactionScheme::DependentRows);
+           coordinateSet(names_, p.independent) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
+           std::to_string(partitioned_.rcond()) + ")";
+  e.bodyAccelerations(x, ws);
+  if (multipliers && ws.a.allFinite()) {
+    // eq. (38): the rows K carry the constraint forces, the other rows kept none, the tree joints
+    // (in joint coordinates) what the bodies' equations leave
+    mu_.setZero(static_cast<Eigen::Index>(e.rows().size()));
+    partitioned_.dependentRowMultipliers(e.M(ws), e.F(ws), e.accelerations(ws), e.row(), e.col(ws), p, mu_);
+    e.multipliers(model, ws, mu_);
+  }
   return {};
 }
 
@@ -177,38 +201,41 @@ std::string PartitioningFormulation::evaluate(const Model& model, DynamicsWorksp
                                               Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
                                               const Evaluation& how) const {
   if (how.project)
-    if (std::string problem = projectPositions(model, ws, x); !problem.empty()) return problem;
+    if (std::string problem = equations_->projectPositions(model, ws, x); !problem.empty()) return problem;
   return evaluateWith(partition_, model, ws, x, u, du, how.multipliers);
 }
 
 Scalar PartitioningFormulation::constraintPower(const DynamicsWorkspace& ws, const State& x) const {
-  return (ws.M * ws.a - ws.F).dot(x.v);
+  const CoordinateEquations& e = *equations_;
+  return (e.M(ws) * e.accelerations(ws) - e.F(ws)).dot(e.velocities(x));
 }
 
 std::string PartitioningFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   State xs = x;
-  evaluateConstraints(model, ws.kin, xs);
-  massMatrix(model, ws.kin.motion, ws.M);
-  const Partition p = choosePartition(model, ws, ws.M, xs, r_);
-  VecX u = x.v(p.independent), du(k_);
-  return evaluateWith(p, model, ws, xs, u, du, true);
+  if (std::string problem = equations_->carry(xs); !problem.empty()) return problem;
+  const VecX w = equations_->velocities(xs);
+  equations_->toPositions(model, xs);
+  const Partition p = choosePartition(model, ws, xs);
+  VecX du(k_);
+  return evaluateWith(p, model, ws, xs, w(p.independent), du, true);
 }
 
 std::string PartitioningFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
                                            Eigen::Ref<VecX> u) {
   switches_.clear();
-  if (const Scalar ratio = SingularWatch(r_, ratio_scale).start(model, ws, x); ratio < kSingularRatio) {
+  if (const Scalar ratio = SingularWatch(rank_, ratio_scale).start(model, ws, x); ratio < kSingularRatio) {
     std::ostringstream os;
-    os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio << " at rank " << r_
+    os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio << " at rank " << rank_
        << "): no set of independent coordinates exists there; start from a regular configuration or use "
           "--method projection (which finds the branch the motion takes) or lagrange";
     return os.str();
   }
-  evaluateConstraints(model, ws.kin, x);
-  massMatrix(model, ws.kin.motion, ws.M);
-  partition_ = choosePartition(model, ws, ws.M, x, r_);
+  State xs = x;
+  checkStateSize(model, xs);
+  if (std::string problem = equations_->carry(xs); !problem.empty()) return problem;
+  partition_ = choosePartition(model, ws, xs);
   best_quality_ = partition_.quality;
-  u = x.v(partition_.independent);
+  u = equations_->velocities(xs)(partition_.independent);
   return {};
 }
 
@@ -217,20 +244,17 @@ Formulation::StepOutcome PartitioningFormulation::afterStep(const Model& model, 
   // (the simulation's watch stops the run at a singular configuration, which partitioning cannot
   // pass: passesSingularConfigurations())
   if (switch_ratio_ == 0 || k_ == 0) return {};
-  State& xs = ws.x_shifted;
-  xs.t = x.t;
-  xs.q = x.q;
+  State xs = x;
   VecX du(k_);
   if (!evaluateWith(partition_, model, ws, xs, u, du, false).empty()) return {};  // the next step reports it
-  const Scalar quality = currentQuality(partition_, ws.M, equations_.Md());
-  const Scalar condition = equations_.rcond();
-  const MatX M = ws.M;
+  const Scalar quality = currentQuality(partition_, equations_->M(ws), partitioned_.Md());
+  const Scalar condition = partitioned_.rcond();
   const std::optional<CoordinateSwitch> s = switchPartition(
-      x.t, quality, condition, switch_ratio_, partition_, best_quality_,
-      [&] { return choosePartition(model, ws, M, xs, r_); }, switches_);
+      x.t, quality, condition, switch_ratio_, partition_, best_quality_, [&] { return choosePartition(model, ws, xs); },
+      switches_);
   if (!s) return {};
-  u = xs.v(partition_.independent);  // the same velocities, in the new coordinates
-  return {true, switchEvent(*s, switch_ratio_, condition, velocityCoordinateNames(model)), {}};
+  u = equations_->velocities(xs)(partition_.independent);  // the same velocities, in the new coordinates
+  return {true, switchEvent(*s, switch_ratio_, condition, names_), {}};
 }
 
 std::optional<CoordinateSwitch> switchPartition(Scalar t, Scalar quality, Scalar condition, Scalar ratio,

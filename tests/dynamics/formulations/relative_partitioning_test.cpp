@@ -1,9 +1,9 @@
-// Coordinate partitioning in joint coordinates (relative_partitioning.hpp, issue 15; paper 003,
+// Coordinate partitioning in joint coordinates (partitioning.hpp over JointCoordinateEquations, issue 15; paper 003,
 // whose examples are written in relative coordinates): the lagrange accelerations on every
 // regular bundled model, switches of the independent joint velocities that keep the motion, the
 // paper's four-bar, and the stop at a singular configuration.
 
-#include "loopdyn/dynamics/formulations/relative_partitioning.hpp"
+#include "loopdyn/dynamics/formulations/partitioning.hpp"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ int genericRank(const Model& model) {
 TEST(RelativePartitioning, EveryBundledModelMovesAndLoadsItsJointsAsInAbsoluteCoordinates) {
   int models = 0;
   const int unique_pairs = test::expectLagrangeDynamicsOnEveryBundledModel(
-      [](const Model& model) { return std::make_unique<RelativePartitioningFormulation>(model, genericRank(model)); },
+      [](const Model& model) { return std::make_unique<PartitioningFormulation>(model, genericRank(model), kSwitchRatio, true); },
       models, true);
   EXPECT_GE(models, 21);
   EXPECT_GE(unique_pairs, 30);
@@ -53,7 +53,7 @@ Recorded run(const Model& model, Formulation& formulation, Scalar t_end, Scalar 
 TEST(RelativePartitioning, SwitchesKeepTheMotionAndTheEnergy) {
   for (const char* name : {"rssr", "hdca_case2_eight_body_loop", "knife_edge_car"}) {
     const Model model = test::loadModel(name);
-    RelativePartitioningFormulation partitioning(model, genericRank(model));
+    PartitioningFormulation partitioning(model, genericRank(model), kSwitchRatio, true);
     RelativeLagrangeFormulation lagrange(model);
     const Recorded a = run(model, partitioning, 3), b = run(model, lagrange, 3);
     ASSERT_TRUE(a.result.ok) << name << ": " << a.result.failure;
@@ -78,7 +78,7 @@ TEST(RelativePartitioning, SwitchesKeepTheMotionAndTheEnergy) {
 // coordinates switch 16 times in the same 10 s.
 TEST(RelativePartitioning, PaperFourBarKeepsItsCrankAngle) {
   const Model model = test::loadModel("paper003_four_bar");
-  RelativePartitioningFormulation relative(model, genericRank(model));
+  PartitioningFormulation relative(model, genericRank(model), kSwitchRatio, true);
   PartitioningFormulation absolute(model, genericRank(model));
   const Recorded r = run(model, relative, 10), a = run(model, absolute, 10);
   ASSERT_TRUE(r.result.ok) << r.result.failure;
@@ -94,7 +94,7 @@ TEST(RelativePartitioning, PaperFourBarKeepsItsCrankAngle) {
 // first one, where the projection formulation records its first passage (the same watch).
 TEST(RelativePartitioning, StopsAtTheFirstSingularConfiguration) {
   const Model model = test::loadModel("double_four_bar");
-  RelativePartitioningFormulation partitioning(model, genericRank(model));
+  PartitioningFormulation partitioning(model, genericRank(model), kSwitchRatio, true);
   ProjectionFormulation projection(model, genericRank(model));
   const Recorded a = run(model, partitioning, 1), b = run(model, projection, 1);
   ASSERT_FALSE(a.result.ok);

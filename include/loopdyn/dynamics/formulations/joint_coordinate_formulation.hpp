@@ -9,6 +9,7 @@
 ///
 /// A subclass supplies solveAt: the dynamics at a consistent state.
 
+#include "loopdyn/dynamics/coordinate_equations.hpp"
 #include "loopdyn/dynamics/formulation.hpp"
 #include "loopdyn/kinematics/tree_kinematics.hpp"
 
@@ -48,9 +49,5 @@ class JointCoordinateFormulation : public Formulation {
 
   TreeKinematics tree_;
 };
-
-/// Joint coordinates of an absolute state whose tree joints hold (x.q_r, x.v_r; angles near the
-/// x.q_r it had), or why there are none.
-std::string jointState(const TreeKinematics& tree, State& x);
 
 }  // namespace loopdyn

@@ -60,6 +60,7 @@
 #include <string>
 #include <vector>
 
+#include "loopdyn/dynamics/coordinate_equations.hpp"
 #include "loopdyn/dynamics/formulation.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
 
@@ -79,16 +80,11 @@ struct Partition {
   Scalar quality = 0;            ///< mu(I) = sigma_min(W_I) where it was chosen (1 if k = 0)
 };
 
-/// The partition the projective criterion recommends at positions x, for constraint rank `rank`
-/// (the generic rank; the criterion's own threshold decides the rank when rank < 0).
-/// `M` is the mass matrix at x. Uses ws.kin and ws.tangent.
-Partition choosePartition(const Model& model, DynamicsWorkspace& ws, const MatX& M, const State& x, int rank);
-
 /// C_KD with a reciprocal condition estimate below this is singular: the evaluation stops.
 inline constexpr Scalar kSingularBlock = 1e-13;
 
 /// The linear algebra of one partition, eqs. (7)-(14) and (38), for any velocity coordinates: the
-/// bodies' (PartitioningFormulation) or the joints' (relative_partitioning.hpp). C is the
+/// bodies' or the joints' (PartitioningFormulation over coordinate_equations.hpp). C is the
 /// constraint matrix over those coordinates (the partition's rows K of it are used), `row` the
 /// scaling of its rows and `col` of the coordinates (kinematics/scaling.hpp): C_KD is factorised
 /// dimensionless, C_KD^-1 = S_D Cs_KD^-1 R_K with R = diag(row), S = diag(col).
@@ -159,14 +155,24 @@ inline Formulation::PartitionSummary partitionSummaryOf(const Partition& partiti
           static_cast<int>(switches.size()), joint_coordinates};
 }
 
+/// Coordinate partitioning over either coordinate choice (coordinate_equations.hpp): the bodies'
+/// velocities (above) or the spanning tree's joint velocities (paper 003's own setting, whose
+/// examples are written in relative coordinates; the tree joints hold by construction and only
+/// the rows outside the tree are partitioned). The reactions: lambda_K by eq. (38) over the
+/// carried coordinates, every other row of the partition zero, and in joint coordinates the tree
+/// joints' from the bodies' equations (JointSpaceEquations::treeMultipliers): the reactions of
+/// the elimination of the rows outside K.
 class PartitioningFormulation final : public Formulation {
  public:
-  /// rank: the generic rank of C on the motion (analyzeConstraints). switch_ratio: kSwitchRatio,
-  /// or 0 to keep the initial set (for comparison).
-  PartitioningFormulation(const Model& model, int rank, Scalar switch_ratio = kSwitchRatio);
+  /// rank: the generic rank of C on the motion (analyzeConstraints; in joint coordinates the tree
+  /// joints' rows are counted in it). switch_ratio: kSwitchRatio, or 0 to keep the initial set
+  /// (for comparison). relative: in joint coordinates.
+  PartitioningFormulation(const Model& model, int rank, Scalar switch_ratio = kSwitchRatio, bool relative = false);
   std::string_view name() const override { return "partitioning"; }
-  /// At state x with the partition the criterion recommends there (velocities: x.v_I).
+  /// At state x with the partition the criterion recommends there (velocities: w_I).
   std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
+  std::unique_ptr<Coordinates> coordinates(const Model& model) const override;
+  /// The rows of C that are not in K (and not the tree joints' in joint coordinates).
   std::vector<int> eliminatedEquations() const override;
 
   int velocityStateSize(const Model&) const override { return k_; }
@@ -174,32 +180,45 @@ class PartitioningFormulation final : public Formulation {
   bool velocitiesFollowPositions() const override { return true; }
   bool passesSingularConfigurations() const override { return false; }
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  /// x holds the carried positions; fills x's velocities (and x.v_r in joint coordinates), ws.a
+  /// (and ws.a_r) and du = a_I.
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
+  /// (M w' - F)^T w = mu^T b (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
                         Eigen::Ref<VecX> u) override;
   int generalizedVelocityCount(const Model&) const override { return k_; }
   Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const override { return u; }
 
+  /// K: positions in the rows the coordinates keep (CoordinateEquations::rows); I, D: velocity
+  /// coordinates (the bodies' or the joints').
   const Partition& partition() const { return partition_; }
   const std::vector<CoordinateSwitch>& switches() const { return switches_; }
   std::optional<PartitionSummary> partitionSummary() const override {
-    return partitionSummaryOf(partition_, switches_, false);
+    return partitionSummaryOf(partition_, switches_, equations_->relative());
   }
   /// The last evaluation's partitioned equations (partitionedReactions reads them).
-  const PartitionedEquations& equations() const { return equations_; }
+  const PartitionedEquations& equations() const { return partitioned_; }
 
  private:
+  /// The partition the projective criterion recommends at x's positions (x consistent).
+  Partition choosePartition(const Model& model, DynamicsWorkspace& ws, const State& x) const;
   std::string evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws, State& x,
                            Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du, bool multipliers) const;
 
-  mutable PartitionedEquations equations_;  ///< (its buffers: one formulation object per thread)
-  int n_, nc_, r_, k_;
+  std::unique_ptr<CoordinateEquations> equations_;
+  int rank_, r_, k_;  ///< the generic rank of C; the rank of the rows kept, r_; k_ = n - r_
   Scalar switch_ratio_;
   Partition partition_;
   Scalar best_quality_ = 0;  ///< mu of the best set, last computed
   std::vector<CoordinateSwitch> switches_;
+  std::vector<std::string> names_;  ///< the velocity coordinates' names
+  // buffers (one formulation object per thread)
+  mutable PartitionedEquations partitioned_;
+  mutable TangentFactorization tangent_;
+  mutable MatX M_;   ///< the mass matrix the criterion weighs
+  mutable VecX mu_;  ///< multipliers of the rows kept
 };
 
 /// mu(I) of partition p from the mass matrix M and M_d = D M D^T (see the header).

@@ -1,0 +1,165 @@
+#pragma once
+/// The equations of motion over the velocity coordinates w that an integrator carries, dense, so
+/// that a constrained algorithm is written once for both coordinate choices (issue 47):
+///   M w' + C^T mu = F,   C w' = Gamma,   C w + b = 0,
+/// over the rows of the model's C that these coordinates leave as constraints, with the scales
+/// diag(row) of those rows and diag(col) of the coordinates (kinematics/scaling.hpp).
+///
+///   BodyCoordinateEquations   absolute coordinates: w = v, the bodies' velocities (quasi-
+///                             velocities in 3D); every row of C; M, F, C, b, Gamma of
+///                             mass_and_forces.hpp and constraint_evaluation.hpp, in ws.
+///   JointCoordinateEquations  relative coordinates: w = v_r, the spanning tree's joint velocities;
+///                             the rows outside the tree; M_r, Q_r, C_r, b_r, gamma_r of
+///                             joint_space_equations.hpp (the tree joints hold by construction).
+///
+/// Everything physical is still evaluated on the absolute State (kinematics/coordinates.hpp):
+/// these equations fill its positions, velocities and accelerations from the carried ones, and
+/// every row's multiplier from those of the rows kept. Which algorithm runs on them --
+/// partitioning (partitioning.hpp) -- does not know which coordinates it works in.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "loopdyn/dynamics/formulation.hpp"
+#include "loopdyn/dynamics/joint_space_equations.hpp"
+#include "loopdyn/kinematics/coordinates.hpp"
+
+namespace loopdyn {
+
+class CoordinateEquations {
+ public:
+  virtual ~CoordinateEquations() = default;
+
+  virtual bool relative() const = 0;  ///< joint coordinates
+  virtual int size() const = 0;       ///< n: the velocity coordinates w
+  /// Their names, in their order (velocityCoordinateNames or jointCoordinateNames).
+  virtual std::vector<std::string> names(const Model& model) const = 0;
+  /// The rows of the model's C these equations keep, ascending (every row in absolute coordinates).
+  const std::vector<int>& rows() const { return rows_; }
+  /// The scales of those rows (row_K) and of the coordinates.
+  const VecX& row() const { return row_; }
+  virtual const VecX& col(const DynamicsWorkspace& ws) const = 0;
+  /// The positions the integrator carries.
+  virtual std::unique_ptr<Coordinates> coordinates(const Model& model) const = 0;
+
+  /// w inside a state: x.v or x.v_r.
+  virtual VecX& velocities(State& x) const = 0;
+  virtual const VecX& velocities(const State& x) const = 0;
+  /// w' of the last evaluation: ws.a or ws.a_r.
+  virtual VecX& accelerations(DynamicsWorkspace& ws) const = 0;
+  virtual const VecX& accelerations(const DynamicsWorkspace& ws) const = 0;
+
+  /// The carried positions and velocities of an absolute state x (joint coordinates derived from
+  /// x.q and x.v, its tree joints holding: jointState), and x made consistent with them. "" or why
+  /// there are none.
+  virtual std::string carry(State& x) const = 0;
+  /// x's absolute positions from the carried ones at x.t, every velocity set to zero (what the
+  /// constraints' velocity terms b need before the velocities are known).
+  virtual void toPositions(const Model& model, State& x) const = 0;
+  /// Positions onto Phi = 0 (projectPositions: Newton steps of least kinetic-metric length), the
+  /// carried positions following. "" or why not.
+  virtual std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const = 0;
+
+  /// C and b at x's positions and time (x consistent; ws.kin evaluated there).
+  virtual void evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x) = 0;
+  /// With w written into x: x's body velocities from them, ws.kin, ws.M, ws.F, ws.F_nc, ws.Gamma,
+  /// and M, F, C, b, Gamma over w there (Gamma with Baumgarte's terms when they are on).
+  virtual void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte) = 0;
+  /// M alone, at the positions of the last evaluateConstraints.
+  virtual void massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const = 0;
+  /// The bodies' accelerations ws.a from w' (joint coordinates: A = J a_r + Jdot v_r).
+  virtual void bodyAccelerations(const State& x, DynamicsWorkspace& ws) const = 0;
+  /// Every row's multiplier ws.lambda from mu, the multipliers of rows() (in their order), and
+  /// the bodies' equations where rows() leaves some out (the tree joints': treeMultipliers).
+  virtual void multipliers(const Model& model, DynamicsWorkspace& ws, const VecX& mu) const = 0;
+
+  /// The last evaluation's matrices over w.
+  virtual const MatX& M(const DynamicsWorkspace& ws) const = 0;
+  virtual const VecX& F(const DynamicsWorkspace& ws) const = 0;
+  virtual const MatX& C(const DynamicsWorkspace& ws) const = 0;
+  virtual const VecX& b(const DynamicsWorkspace& ws) const = 0;
+  virtual const VecX& Gamma(const DynamicsWorkspace& ws) const = 0;
+  /// A^T = diag(col) C^T diag(row), the transposed dimensionless matrix of the last evaluation.
+  virtual void scaledTransposed(const DynamicsWorkspace& ws, MatX& At) const = 0;
+
+ protected:
+  std::vector<int> rows_;
+  VecX row_;
+};
+
+/// The bodies' velocity coordinates: absolute coordinates.
+class BodyCoordinateEquations final : public CoordinateEquations {
+ public:
+  explicit BodyCoordinateEquations(const Model& model);
+  bool relative() const override { return false; }
+  int size() const override { return n_; }
+  std::vector<std::string> names(const Model& model) const override;
+  const VecX& col(const DynamicsWorkspace& ws) const override { return ws.scaling.col; }
+  std::unique_ptr<Coordinates> coordinates(const Model& model) const override;
+  VecX& velocities(State& x) const override { return x.v; }
+  const VecX& velocities(const State& x) const override { return x.v; }
+  VecX& accelerations(DynamicsWorkspace& ws) const override { return ws.a; }
+  const VecX& accelerations(const DynamicsWorkspace& ws) const override { return ws.a; }
+  std::string carry(State&) const override { return {}; }
+  void toPositions(const Model& model, State& x) const override { x.v.setZero(model.nv()); }
+  std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const override;
+  void evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x) override;
+  void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte) override;
+  void massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const override;
+  void bodyAccelerations(const State&, DynamicsWorkspace&) const override {}
+  void multipliers(const Model& model, DynamicsWorkspace& ws, const VecX& mu) const override;
+  const MatX& M(const DynamicsWorkspace& ws) const override { return ws.M; }
+  const VecX& F(const DynamicsWorkspace& ws) const override { return ws.F; }
+  const MatX& C(const DynamicsWorkspace& ws) const override { return ws.kin.C.dense(); }
+  const VecX& b(const DynamicsWorkspace& ws) const override { return ws.kin.b; }
+  const VecX& Gamma(const DynamicsWorkspace& ws) const override { return ws.Gamma; }
+  void scaledTransposed(const DynamicsWorkspace& ws, MatX& At) const override;
+
+ private:
+  int n_;
+};
+
+/// The spanning tree's joint velocities: relative coordinates.
+class JointCoordinateEquations final : public CoordinateEquations {
+ public:
+  explicit JointCoordinateEquations(const Model& model);
+  bool relative() const override { return true; }
+  int size() const override { return tree_.nv(); }
+  std::vector<std::string> names(const Model& model) const override;
+  const VecX& col(const DynamicsWorkspace&) const override { return equations_.col; }
+  std::unique_ptr<Coordinates> coordinates(const Model& model) const override;
+  VecX& velocities(State& x) const override { return x.v_r; }
+  const VecX& velocities(const State& x) const override { return x.v_r; }
+  VecX& accelerations(DynamicsWorkspace& ws) const override { return ws.a_r; }
+  const VecX& accelerations(const DynamicsWorkspace& ws) const override { return ws.a_r; }
+  std::string carry(State& x) const override;
+  void toPositions(const Model& model, State& x) const override;
+  std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const override;
+  void evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x) override;
+  void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte) override;
+  void massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const override;
+  void bodyAccelerations(const State& x, DynamicsWorkspace& ws) const override;
+  void multipliers(const Model& model, DynamicsWorkspace& ws, const VecX& mu) const override;
+  const MatX& M(const DynamicsWorkspace&) const override { return equations_.M; }
+  const VecX& F(const DynamicsWorkspace&) const override { return equations_.Q; }
+  const MatX& C(const DynamicsWorkspace&) const override { return equations_.C; }
+  const VecX& b(const DynamicsWorkspace&) const override { return equations_.b; }
+  const VecX& Gamma(const DynamicsWorkspace&) const override { return equations_.gamma; }
+  void scaledTransposed(const DynamicsWorkspace& ws, MatX& At) const override;
+
+  const TreeKinematics& tree() const { return tree_; }
+
+ private:
+  TreeKinematics tree_;
+  JointSpaceEquations equations_;
+};
+
+/// Joint coordinates of an absolute state whose tree joints hold (x.q_r, x.v_r; angles near the
+/// x.q_r it had), or why there are none.
+std::string jointState(const TreeKinematics& tree, State& x);
+
+/// The equations over the bodies' velocities (relative false) or the joints' (true).
+std::unique_ptr<CoordinateEquations> coordinateEquations(const Model& model, bool relative);
+
+}  // namespace loopdyn
