@@ -1,5 +1,8 @@
 #include "loopdyn/dynamics/coordinate_equations.hpp"
 
+#include <Eigen/Eigenvalues>
+#include <Eigen/QR>
+
 #include "loopdyn/analysis/projective_criterion.hpp"
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
@@ -17,6 +20,11 @@ std::string jointState(const TreeKinematics& tree, State& x) {
     return std::string("no joint coordinates give this state: ") + e.what();
   }
   return {};
+}
+
+void CoordinateEquations::evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x) {
+  loopdyn::evaluateConstraints(model, ws.kin, x);
+  constraintsFromKinematics(model, ws, x);
 }
 
 // ---- absolute coordinates ----
@@ -38,16 +46,29 @@ std::string BodyCoordinateEquations::projectPositions(const Model& model, Dynami
   return loopdyn::projectPositions(model, ws, x);
 }
 
-void BodyCoordinateEquations::evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x) {
-  loopdyn::evaluateConstraints(model, ws.kin, x);
-}
-
 void BodyCoordinateEquations::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
-                                       const Baumgarte& baumgarte) {
-  loopdyn::evaluateConstraints(model, ws.kin, x);
+                                       const Baumgarte& baumgarte, bool rates) {
+  if (rates)
+    evaluateConstraintsAndRates(model, ws.kin, x);
+  else
+    loopdyn::evaluateConstraints(model, ws.kin, x);
   loopdyn::massMatrix(model, ws.kin.motion, ws.M);
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   stabilizedGamma(model, ws, x, baumgarte);
+}
+
+void BodyCoordinateEquations::rateTimes(const Model&, DynamicsWorkspace& ws, const State&, const MatX& TS,
+                                        MatX& AdotT) {
+  // A' T~ = diag(row) C' T~, C' of the evaluation
+  AdotT.resize(ws.kin.C_rate.rows(), TS.cols());
+  for (Eigen::Index j = 0; j < AdotT.cols(); ++j)
+    for (Eigen::Index i = 0; i < AdotT.rows(); ++i) AdotT(i, j) = row_(i) * ws.kin.C_rate.rowTimes(i, TS.col(j));
+}
+
+void BodyCoordinateEquations::leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) {
+  force_.noalias() = ws.M * ws.a;
+  force_ = ws.F - force_;
+  loopdyn::leastNormMultipliers(model, ws, force_);
 }
 
 void BodyCoordinateEquations::massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const {
@@ -64,7 +85,8 @@ void BodyCoordinateEquations::scaledTransposed(const DynamicsWorkspace& ws, MatX
 
 // ---- relative (joint) coordinates ----
 
-JointCoordinateEquations::JointCoordinateEquations(const Model& model) : tree_(model), equations_(model, tree_) {
+JointCoordinateEquations::JointCoordinateEquations(const Model& model)
+    : tree_(model), equations_(model, tree_), kin_rates_(model) {
   rows_ = equations_.rows;
   const ConstraintScaling scaling = constraintScaling(model);
   row_.resize(static_cast<Eigen::Index>(rows_.size()));
@@ -95,15 +117,51 @@ std::string JointCoordinateEquations::projectPositions(const Model& model, Dynam
   return jointState(tree_, x);
 }
 
-void JointCoordinateEquations::evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x) {
-  loopdyn::evaluateConstraints(model, ws.kin, x);
+void JointCoordinateEquations::constraintsFromKinematics(const Model& model, DynamicsWorkspace& ws, const State& x) {
   equations_.evaluateConstraints(model, tree_, ws, x);
 }
 
 void JointCoordinateEquations::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
-                                        const Baumgarte& baumgarte) {
+                                        const Baumgarte& baumgarte, bool) {
   tree_.absoluteState(x.q_r, x.v_r, x.t, x);
   equations_.evaluate(model, tree_, ws, x, baumgarte);
+}
+
+void JointCoordinateEquations::rateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS,
+                                         MatX& AdotT) {
+  // A' T~ = diag(row) (C' J + C J') T~ along the motion: C' from the equations' rate jets, J' from
+  // the tree joints' axes and their rates -- exact, where it was a central difference of two
+  // shifted evaluations
+  const auto k = static_cast<Eigen::Index>(rows_.size());
+  evaluateConstraintsAndRates(model, kin_rates_, x);
+  tree_.jacobianTimes(x.q_r, x.v_r, kin_rates_.motion, TS, JT_, JdotT_, jacobian_scratch_);
+  AdotT.resize(k, TS.cols());
+  for (Eigen::Index i = 0; i < k; ++i) {
+    const int row = rows_[static_cast<std::size_t>(i)];
+    AdotT.row(i).setZero();
+    kin_rates_.C_rate.addRowTimes(row, JT_, AdotT.row(i));
+    kin_rates_.C.addRowTimes(row, JdotT_, AdotT.row(i));
+    AdotT.row(i) *= ws.scaling.row(row);
+  }
+}
+
+void JointCoordinateEquations::leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) {
+  // the joint-space constraint forces on the rows kept (least norm where redundant), the tree
+  // joints what the bodies' equations leave
+  equations_.constraintMultipliers(ws.scaling, ws.a_r, nullptr, mu_);
+  equations_.treeMultipliers(model, ws, mu_);
+}
+
+MatX JointCoordinateEquations::basisFromBodies(const DynamicsWorkspace& ws, const State& x, const MatX& T) const {
+  // the joint velocities of V = diag(col) T by least squares, made orthonormal (the closest
+  // basis: its polar factor)
+  if (T.cols() == 0) return MatX(tree_.nv(), 0);  // (Eigen's products of empty matrices are undefined)
+  const MatX V = ws.scaling.col.asDiagonal() * T;
+  MatX J;  // (dense, once at a singular start)
+  tree_.jacobian(x.q_r, J);
+  const MatX basis = equations_.col.cwiseInverse().asDiagonal() * J.colPivHouseholderQr().solve(V);
+  const Eigen::SelfAdjointEigenSolver<MatX> gram(basis.transpose() * basis);
+  return basis * gram.operatorInverseSqrt();
 }
 
 void JointCoordinateEquations::massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const {

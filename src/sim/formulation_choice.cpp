@@ -7,7 +7,6 @@
 #include "loopdyn/dynamics/dca/hdca.hpp"
 #include "loopdyn/dynamics/formulations/relative_elimination.hpp"
 #include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
-#include "loopdyn/dynamics/formulations/relative_projection.hpp"
 
 namespace loopdyn {
 
@@ -174,7 +173,8 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
   if (choice.coordinates == "relative") {
     if (method == "lagrange") return inJointCoordinates(std::make_unique<RelativeLagrangeFormulation>(model));
     if (method == "projection")
-      return inJointCoordinates(std::make_unique<RelativeProjectionFormulation>(model, rank.generic_rank, choice.continuation));
+      return inJointCoordinates(
+          std::make_unique<ProjectionFormulation>(model, rank.generic_rank, choice.continuation, true));
     if (method == "partitioning")
       return inJointCoordinates(std::make_unique<PartitioningFormulation>(
           model, rank.generic_rank, choice.switching ? kSwitchRatio : 0, true));

@@ -21,7 +21,7 @@
 #include "loopdyn/dynamics/formulations/projection.hpp"
 #include "loopdyn/dynamics/dca/dca.hpp"
 #include "loopdyn/dynamics/dca/hdca.hpp"
-#include "loopdyn/dynamics/formulations/relative_projection.hpp"
+#include "loopdyn/dynamics/formulations/projection.hpp"
 #include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
 #include "loopdyn/sim/simulation.hpp"
@@ -55,7 +55,7 @@ LadderRun simulateLadder(const Model& model, const Oracle& oracle, const std::st
   RelativeLagrangeFormulation relative(model);
   DcaFormulation dca(model);
   HdcaFormulation hdca(model);
-  RelativeProjectionFormulation relative_projection(model, rank);
+  ProjectionFormulation relative_projection(model, rank, true, true);
   Formulation& formulation = method == "lagrange"              ? static_cast<Formulation&>(lagrange)
                              : method == "relative"            ? static_cast<Formulation&>(relative)
                              : method == "dca"                 ? static_cast<Formulation&>(dca)

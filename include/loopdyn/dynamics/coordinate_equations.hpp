@@ -61,11 +61,28 @@ class CoordinateEquations {
   /// carried positions following. "" or why not.
   virtual std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const = 0;
 
-  /// C and b at x's positions and time (x consistent; ws.kin evaluated there).
-  virtual void evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x) = 0;
+  /// ws.kin, C and b at x's positions and time (x consistent).
+  void evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x);
+  /// C and b from ws.kin, evaluated at x (nothing to do in absolute coordinates).
+  virtual void constraintsFromKinematics(const Model& model, DynamicsWorkspace& ws, const State& x) = 0;
+  /// x's body velocities (and positions) from the carried ones (nothing to do in absolute coordinates).
+  virtual void bodyVelocities(State& x) const = 0;
   /// With w written into x: x's body velocities from them, ws.kin, ws.M, ws.F, ws.F_nc, ws.Gamma,
-  /// and M, F, C, b, Gamma over w there (Gamma with Baumgarte's terms when they are on).
-  virtual void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte) = 0;
+  /// and M, F, C, b, Gamma over w there (Gamma with Baumgarte's terms when they are on). `rates`:
+  /// also C's rate along the motion in ws.kin where rateTimes reads it there.
+  virtual void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte,
+                        bool rates = false) = 0;
+  /// A' T~ = diag(row) C' diag(col) T along the motion at x (after evaluate with rates), for T~ =
+  /// diag(col) T (n x f): the rows kept, exact (the constraints' rate jets; in joint coordinates
+  /// also J', TreeKinematics::jacobianTimes).
+  virtual void rateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, MatX& AdotT) = 0;
+  /// ws.lambda, every row's multiplier, for the last evaluation's constraint force: the least
+  /// (scaled) norm solution where the rows kept are redundant (absolute: leastNormMultipliers over
+  /// every row; joint coordinates: over the rows kept, the tree joints' then from the bodies').
+  virtual void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) = 0;
+  /// An orthonormal basis of the carried coordinates' admissible motions (scaled, n x f) from one
+  /// of the bodies' (scaled, nv x f: singular_start.hpp's), at x.
+  virtual MatX basisFromBodies(const DynamicsWorkspace& ws, const State& x, const MatX& T) const = 0;
   /// M alone, at the positions of the last evaluateConstraints.
   virtual void massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const = 0;
   /// The bodies' accelerations ws.a from w' (joint coordinates: A = J a_r + Jdot v_r).
@@ -104,8 +121,13 @@ class BodyCoordinateEquations final : public CoordinateEquations {
   std::string carry(State&) const override { return {}; }
   void toPositions(const Model& model, State& x) const override { x.v.setZero(model.nv()); }
   std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const override;
-  void evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x) override;
-  void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte) override;
+  void constraintsFromKinematics(const Model&, DynamicsWorkspace&, const State&) override {}
+  void bodyVelocities(State&) const override {}
+  void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte,
+                bool rates = false) override;
+  void rateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, MatX& AdotT) override;
+  void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) override;
+  MatX basisFromBodies(const DynamicsWorkspace&, const State&, const MatX& T) const override { return T; }
   void massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const override;
   void bodyAccelerations(const State&, DynamicsWorkspace&) const override {}
   void multipliers(const Model& model, DynamicsWorkspace& ws, const VecX& mu) const override;
@@ -118,6 +140,7 @@ class BodyCoordinateEquations final : public CoordinateEquations {
 
  private:
   int n_;
+  VecX force_;  ///< F - M a
 };
 
 /// The spanning tree's joint velocities: relative coordinates.
@@ -136,8 +159,13 @@ class JointCoordinateEquations final : public CoordinateEquations {
   std::string carry(State& x) const override;
   void toPositions(const Model& model, State& x) const override;
   std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const override;
-  void evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x) override;
-  void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte) override;
+  void constraintsFromKinematics(const Model& model, DynamicsWorkspace& ws, const State& x) override;
+  void bodyVelocities(State& x) const override { tree_.absoluteState(x.q_r, x.v_r, x.t, x); }
+  void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte,
+                bool rates = false) override;
+  void rateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, MatX& AdotT) override;
+  void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) override;
+  MatX basisFromBodies(const DynamicsWorkspace& ws, const State& x, const MatX& T) const override;
   void massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const override;
   void bodyAccelerations(const State& x, DynamicsWorkspace& ws) const override;
   void multipliers(const Model& model, DynamicsWorkspace& ws, const VecX& mu) const override;
@@ -153,6 +181,11 @@ class JointCoordinateEquations final : public CoordinateEquations {
  private:
   TreeKinematics tree_;
   JointSpaceEquations equations_;
+  // rateTimes' and leastNormMultipliers' scratch
+  KinematicsWorkspace kin_rates_;  ///< the constraints and their rates at x (ws.kin keeps the evaluation's)
+  MatX JT_, JdotT_;
+  TreeKinematics::JacobianTimesScratch jacobian_scratch_;
+  VecX mu_;
 };
 
 /// Joint coordinates of an absolute state whose tree joints hold (x.q_r, x.v_r; angles near the

@@ -17,19 +17,31 @@ using ConstMapMat = Eigen::Map<const MatX>;
 
 }  // namespace
 
-ProjectionFormulation::ProjectionFormulation(const Model& model, int rank, bool continuation)
-    : n_(model.nv()),
-      r_(rank),
-      f_(model.nv() - rank),
+ProjectionFormulation::ProjectionFormulation(const Model& model, int rank, bool continuation, bool relative)
+    : equations_(coordinateEquations(model, relative)),
+      rank_(rank),
+      n_(equations_->size()),
+      r_(rank - (model.nc() - static_cast<int>(equations_->rows().size()))),
+      f_(n_ - r_),
       continuation_(continuation),
-      scleronomic_(model.drivers().empty()),
+      on_gram_(!relative && model.drivers().empty()),
       unit_metric_(InverseMass::scaledIdentity(model, constraintScaling(model))) {
-  LOOPDYN_CHECK(rank >= 0 && rank <= model.nv(), "projection: rank ", rank, " out of range");
+  LOOPDYN_CHECK(r_ >= 0 && r_ <= n_, "projection: rank ", rank, " leaves ", r_,
+                " for the constraints outside the spanning tree, out of range 0 .. ", n_);
+}
+
+std::unique_ptr<Coordinates> ProjectionFormulation::coordinates(const Model& model) const {
+  return equations_->coordinates(model);
 }
 
 void ProjectionFormulation::keepIndependentRows(const TangentFactorization& tf) {
   independent_rows_.assign(tf.K.begin(), tf.K.begin() + tf.r);
   std::sort(independent_rows_.begin(), independent_rows_.end());
+}
+
+void ProjectionFormulation::factorizeAt(const DynamicsWorkspace& ws) const {
+  equations_->scaledTransposed(ws, tangent_.At);
+  tangent_.computeFromAt(r_);
 }
 
 bool ProjectionFormulation::evaluateOnGram(const Model& model, DynamicsWorkspace& ws, State& x,
@@ -93,130 +105,141 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
                                             Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
                                             const Evaluation& how) const {
   // away from singular configurations, in a mechanism without drivers: on G_K (see the header)
-  if (!how.project && scleronomic_ && f_ > 0 && r_ > 0 && static_cast<int>(independent_rows_.size()) == r_ &&
+  if (!how.project && on_gram_ && f_ > 0 && r_ > 0 && static_cast<int>(independent_rows_.size()) == r_ &&
       evaluateOnGram(model, ws, x, u, du, how)) {
     ++gram_evaluations_;
     return {};
   }
-  const auto qdot = u.tail(f_);
-  const VecX& S = ws.scaling.col;
-  const VecX& row = ws.scaling.row;
+  CoordinateEquations& e = *equations_;
   // (b = dPhi/dt - C v from the jets, which velocitiesFrom reads, does not depend on v, but its
-  // rounding does: a stale x.v made the right-hand side depend on the evaluation before it)
-  x.v.setZero(n_);
+  // rounding does: stale velocities made the right-hand side depend on the evaluation before it)
+  e.toPositions(model, x);
   if (how.project) {
     // onto Phi = 0, and T onto the tangent space there (see the header)
-    if (std::string problem = projectPositions(model, ws, x); !problem.empty()) return problem;
+    if (std::string problem = e.projectPositions(model, ws, x); !problem.empty()) return problem;
+    e.constraintsFromKinematics(model, ws, x);
   } else {
-    evaluateConstraints(model, ws.kin, x);
+    e.evaluateConstraints(model, ws, x);
   }
-  ws.tangent.compute(ws.kin, ws.scaling, r_);
-  const TangentFactorization& tf = ws.tangent;
+  factorizeAt(ws);
   if (how.project) {
     T_projected_ = ConstMapMat(u.data(), n_, f_);
-    if (!reorthogonalize(tf, T_projected_)) return "the tangent basis T lost a direction";
+    if (!reorthogonalize(tangent_, T_projected_)) return "the tangent basis T lost a direction";
   }
   const ConstMapMat T(how.project ? T_projected_.data() : u.data(), n_, f_);
-  velocitiesFrom(ws, T, qdot, x);
-  // accelerations, eqs. (10)-(11a); and C's rate along v for the continuation
-  evaluateConstraintsAndRates(model, ws.kin, x);
-  massMatrix(model, ws.kin.motion, ws.M);
-  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
-  ws.Gamma = ws.kin.Gamma;
-  if (baumgarte.beta != 0) ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
-  tf.pivotedRows(row.cwiseProduct(ws.Gamma), p2_);
+  velocitiesFrom(ws, T, u.tail(f_), x);
+  return accelerations(model, ws, x, T, du, how);
+}
+
+std::string ProjectionFormulation::accelerations(const Model& model, DynamicsWorkspace& ws, State& x,
+                                                 Eigen::Ref<const MatX> T, Eigen::Ref<VecX> du,
+                                                 const Evaluation& how) const {
+  CoordinateEquations& e = *equations_;
+  const TangentFactorization& tf = tangent_;
+  const VecX& S = e.col(ws);
+  // eqs. (10)-(11a); and C's rate along the motion for the continuation
+  e.evaluate(model, ws, x, baumgarte, true);
+  const MatX& M = e.M(ws);
+  VecX& a = e.accelerations(ws);
+  row_b_ = e.row().cwiseProduct(e.Gamma(ws));
+  tf.pivotedRows(row_b_, p2_);
   tf.solveTransposedInPlace(p2_);
   TS_ = S.asDiagonal() * T;
-  tf.q1Times(p2_, at_);                         // beta'' (scaled)
-  ws.a = S.cwiseProduct(at_);
-  Ma_.noalias() = ws.M * ws.a;
-  residual_ = ws.F - Ma_;  // F - M S beta''
+  tf.q1Times(p2_, at_);  // beta'' (scaled)
+  a = S.cwiseProduct(at_);
+  Ma_.noalias() = M * a;
+  residual_ = e.F(ws) - Ma_;  // F - M S beta''
   rhs_u_.noalias() = TS_.transpose() * residual_;
-  TtM_.noalias() = TS_.transpose() * ws.M;
+  TtM_.noalias() = TS_.transpose() * M;
   Mt_.noalias() = TtM_ * TS_;
   if (f_ > 0) {  // (a fully driven mechanism has no tangent basis: nothing to solve or continue)
     mt_llt_.compute(Mt_);
     if (mt_llt_.info() != Eigen::Success) return "the projected mass matrix T^T M T is not positive definite";
-    mt_llt_.solveInPlace(rhs_u_);              // T^T a~
+    mt_llt_.solveInPlace(rhs_u_);  // T^T a~
   }
   at_.noalias() += T * rhs_u_;
-  ws.a = S.cwiseProduct(at_);
+  a = S.cwiseProduct(at_);
+  e.bodyAccelerations(x, ws);
   // continuation (*): T_dot = -Q1 X, X = R11^-T (A_dot T)_K; du/dt = T^T a~ - X^T p'. Right at a
   // singular configuration (a motion leaving a singular start: the simulation steps across the
   // others) the solve with R11 divides by rounding; there, on the constraints (project), T is the
   // closest basis at every evaluation anyway and its stored value is kept (X only for the drivers)
   du.tail(f_) = rhs_u_;
   const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio * ratio_scale;
-  continuationRates(tf, p1_, frozen, n_, f_, [&](MatX& AdotT) {  // A_dot T = diag(row) C_dot diag(col) T
-    AdotT.resize(ws.kin.C_rate.rows(), TS_.cols());
-    for (Eigen::Index j = 0; j < AdotT.cols(); ++j)
-      for (Eigen::Index i = 0; i < AdotT.rows(); ++i) AdotT(i, j) = row(i) * ws.kin.C_rate.rowTimes(i, TS_.col(j));
-  }, AdotT_, X_, du);
-  if (how.multipliers) {
-    Ma_.noalias() = ws.M * ws.a;
-    residual_ = ws.F - Ma_;
-    leastNormMultipliers(model, ws, residual_);
-  }
+  continuationRates(
+      tf, p1_, frozen, n_, f_, [&](MatX& AdotT) { e.rateTimes(model, ws, x, TS_, AdotT); }, AdotT_, X_, du);
+  if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
+  if (how.multipliers) e.leastNormMultipliers(model, ws);
   return {};
 }
 
-void ProjectionFormulation::velocitiesFrom(DynamicsWorkspace& ws, Eigen::Ref<const MatX> T,
+void ProjectionFormulation::velocitiesFrom(const DynamicsWorkspace& ws, Eigen::Ref<const MatX> T,
                                            Eigen::Ref<const VecX> qdot, State& x) const {
-  // eq. (11b): v~ = T u + Q1 p', with R11^T p' = -(diag(row) b)_K (ws.tangent factorised at x)
-  const TangentFactorization& tf = ws.tangent;
-  tf.pivotedRows(-ws.scaling.row.cwiseProduct(ws.kin.b), p1_);
+  // eq. (11b): w~ = T u + Q1 p', with R11^T p' = -(diag(row) b)_K (tangent_ factorised at x)
+  const CoordinateEquations& e = *equations_;
+  const TangentFactorization& tf = tangent_;
+  row_b_ = -e.row().cwiseProduct(e.b(ws));
+  tf.pivotedRows(row_b_, p1_);
   tf.solveTransposedInPlace(p1_);
   tf.q1Times(p1_, vt_);
   vt_.noalias() += T * qdot;
-  x.v = ws.scaling.col.cwiseProduct(vt_);
+  e.velocities(x) = e.col(ws).cwiseProduct(vt_);
 }
 
 std::string ProjectionFormulation::velocities(const Model& model, DynamicsWorkspace& ws, State& x,
                                               Eigen::Ref<const VecX> u, Eigen::Ref<VecX>) const {
-  x.v.setZero(n_);  // (b is read below, and its rounding depends on x.v: see evaluate)
-  evaluateConstraints(model, ws.kin, x);  // (b does not depend on v)
-  ws.tangent.compute(ws.kin, ws.scaling, r_);
+  CoordinateEquations& e = *equations_;
+  e.toPositions(model, x);  // (b is read below, and its rounding depends on the velocities: see evaluate)
+  e.evaluateConstraints(model, ws, x);  // (b does not depend on them)
+  factorizeAt(ws);
   velocitiesFrom(ws, ConstMapMat(u.data(), n_, f_), u.tail(f_), x);
+  e.bodyVelocities(x);
   return {};
 }
 
 Scalar ProjectionFormulation::constraintPower(const DynamicsWorkspace& ws, const State& x) const {
-  return (ws.M * ws.a - ws.F).dot(x.v);
+  const CoordinateEquations& e = *equations_;
+  return (e.M(ws) * e.accelerations(ws) - e.F(ws)).dot(e.velocities(x));
 }
 
 std::string ProjectionFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
                                          Eigen::Ref<VecX> u) {
+  CoordinateEquations& e = *equations_;
   resets_ = 0;
-  evaluateConstraints(model, ws.kin, x);
-  ws.tangent.compute(ws.kin, ws.scaling, r_);
-  const TangentFactorization& tf = ws.tangent;
+  start_event_.reset();
+  State xs = x;
+  checkStateSize(model, xs);
+  if (std::string problem = e.carry(xs); !problem.empty()) return problem;
+  e.evaluateConstraints(model, ws, xs);
+  factorizeAt(ws);
+  const TangentFactorization& tf = tangent_;
   const Scalar ratio = r_ > 0 ? tf.diagonalRatio(r_ - 1) : 1;
   Eigen::Map<MatX> T(u.data(), n_, f_);
-  const VecX vt = ws.scaling.col.cwiseInverse().cwiseProduct(x.v);
-  start_event_.reset();
   keepIndependentRows(tf);
   if (ratio >= kSingularRatio * ratio_scale) {
     T = tf.fullQ().rightCols(f_);
   } else {
-    // a singular start: the branch the motion takes decides T (singular_start.hpp)
-    const SingularStart branch = singularStartBasis(model, ws, x, r_);
-    if (!branch.problem.empty())
-      return "the initial configuration is singular: " + branch.problem;
-    T = branch.T;
-    start_event_ = singularStartEvent(branch, x, ratio, r_, false);
+    // a singular start: the branch the motion takes decides T (singular_start.hpp), found in the
+    // bodies' velocities
+    const SingularStart branch = singularStartBasis(model, ws, xs, rank_);
+    if (!branch.problem.empty()) return "the initial configuration is singular: " + branch.problem;
+    T = e.basisFromBodies(ws, xs, branch.T);
+    start_event_ = singularStartEvent(branch, xs, ratio, rank_, e.relative());
   }
-  u.tail(f_) = T.transpose() * vt;
+  u.tail(f_) = T.transpose() * e.col(ws).cwiseInverse().cwiseProduct(e.velocities(xs));
   return {};
 }
 
 std::string ProjectionFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  evaluateConstraints(model, ws.kin, x);
-  ws.tangent.compute(ws.kin, ws.scaling, r_);
+  CoordinateEquations& e = *equations_;
+  State xs = x;
+  if (std::string problem = e.carry(xs); !problem.empty()) return problem;
+  e.evaluateConstraints(model, ws, xs);
+  factorizeAt(ws);
   VecX u(n_ * f_ + f_), du(n_ * f_ + f_);
   Eigen::Map<MatX> T(u.data(), n_, f_);
-  T = ws.tangent.fullQ().rightCols(f_);
-  u.tail(f_) = T.transpose() * ws.scaling.col.cwiseInverse().cwiseProduct(x.v);
-  State xs = x;
+  T = tangent_.fullQ().rightCols(f_);
+  u.tail(f_) = T.transpose() * e.col(ws).cwiseInverse().cwiseProduct(e.velocities(xs));
   Evaluation how;
   how.multipliers = true;
   return evaluate(model, ws, xs, u, du, how);
@@ -225,10 +248,10 @@ std::string ProjectionFormulation::solve(const Model& model, DynamicsWorkspace& 
 Formulation::StepOutcome ProjectionFormulation::afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step,
                                                           const State& x, Eigen::Ref<VecX> u) {
   StepOutcome outcome;
-  evaluateConstraints(model, ws.kin, x);
-  ws.tangent.compute(ws.kin, ws.scaling, r_);
-  keepIndependentRows(ws.tangent);
-  outcome.restart = rebaseTangentBasis(ws.tangent, step, continuation_, n_, f_, u);
+  equations_->evaluateConstraints(model, ws, x);
+  factorizeAt(ws);
+  keepIndependentRows(tangent_);
+  outcome.restart = rebaseTangentBasis(tangent_, step, continuation_, n_, f_, u);
   resets_ += outcome.restart;
   return outcome;
 }

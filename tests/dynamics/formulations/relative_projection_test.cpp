@@ -3,7 +3,7 @@
 // model that starts at a regular configuration (closed loops, redundant constraints, drivers, knife
 // edges); the singular starts are simulated in tests/sim/relative_coordinates_test.cpp.
 
-#include "loopdyn/dynamics/formulations/relative_projection.hpp"
+#include "loopdyn/dynamics/formulations/projection.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,7 +26,7 @@ int genericRank(const Model& model) {
 TEST(RelativeProjection, EveryBundledModelMovesAndLoadsItsJointsAsInAbsoluteCoordinates) {
   int models = 0;
   const int unique_pairs = test::expectLagrangeDynamicsOnEveryBundledModel(
-      [](const Model& model) { return std::make_unique<RelativeProjectionFormulation>(model, genericRank(model)); },
+      [](const Model& model) { return std::make_unique<ProjectionFormulation>(model, genericRank(model), true, true); },
       models, true);
   EXPECT_GE(models, 21);
   EXPECT_GE(unique_pairs, 30);
@@ -45,7 +45,7 @@ TEST(RelativeProjection, StartsAtSingularConfigurationsOnTheBranchAbsoluteProjec
     const State x0 = test::assembledInitialState(model);
     const int rank = genericRank(model);
     ProjectionFormulation absolute(model, rank);
-    RelativeProjectionFormulation relative(model, rank);
+    ProjectionFormulation relative(model, rank, true, true);
     std::vector<VecX> qa, qr;
     const SimulationOptions options = test::accurateOptions(1, 1e-10, 0.01);
     const SimulationResult a =

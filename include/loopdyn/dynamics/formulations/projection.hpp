@@ -55,6 +55,7 @@
 
 #include <vector>
 
+#include "loopdyn/dynamics/coordinate_equations.hpp"
 #include "loopdyn/dynamics/formulation.hpp"
 #include "loopdyn/dynamics/kinetic_gram.hpp"
 
@@ -103,22 +104,34 @@ void continuationRates(const TangentFactorization& tf, const VecX& p1, bool froz
 bool rebaseTangentBasis(const TangentFactorization& tf, const Formulation::Step& step, bool continuation, int n, int f,
                         Eigen::Ref<VecX> u);
 
+/// QR projection over either coordinate choice (coordinate_equations.hpp): the bodies' velocities
+/// or the spanning tree's joint velocities (the tangent basis of the scaled C_r, n_r x f instead
+/// of n x f, continued along the motion with A' T exact: C' from the equations' rate jets and J' T
+/// from the tree joints' world axes and their rates, TreeKinematics::jacobianTimes). At a
+/// singular start in joint coordinates, the branch the absolute formulation finds is taken over in
+/// joint velocities. The products on G_K above are the absolute coordinates' shortcut (M block-
+/// diagonal, C by rows); joint coordinates always use the QR.
 class ProjectionFormulation final : public Formulation {
  public:
-  /// rank: the generic rank of C on the motion (analyzeConstraints). continuation false: the plain
-  /// QR basis after every step (paper 004's "traditional" factorisation, for comparison).
-  ProjectionFormulation(const Model& model, int rank, bool continuation = true);
+  /// rank: the generic rank of C on the motion (analyzeConstraints; in joint coordinates the tree
+  /// joints' rows are counted in it). continuation false: the plain QR basis after every step
+  /// (paper 004's "traditional" factorisation, for comparison). relative: in joint coordinates.
+  ProjectionFormulation(const Model& model, int rank, bool continuation = true, bool relative = false);
   std::string_view name() const override { return "projection"; }
   /// At a consistent state x, with T the plain Q2 there.
   std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
+  std::unique_ptr<Coordinates> coordinates(const Model& model) const override;
 
   int velocityStateSize(const Model&) const override { return n_ * f_ + f_; }
   bool carriesVelocities() const override { return false; }
   std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  /// x holds the carried positions; fills x's velocities (and x.v_r in joint coordinates), ws.a
+  /// (and ws.a_r) and du = [T'; w'].
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
   std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                          Eigen::Ref<VecX> du) const override;
+  /// (M w' - F)^T w = lambda^T b (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
                         Eigen::Ref<VecX> u) override;
@@ -130,39 +143,47 @@ class ProjectionFormulation final : public Formulation {
   long basisResets() const { return resets_; }  ///< times T was re-orthogonalised or refactorised
   /// Right-hand sides evaluated on G_K (see the header; before start(), K is not known: the QR).
   long gramEvaluations() const { return gram_evaluations_; }
+  /// The basis in velocity units, diag(col) T, of the last evaluation (n x f).
+  const MatX& basis() const { return TS_; }
 
  private:
   /// The right-hand side on G_K (see the header); false where G_K is too ill-conditioned for it
-  /// (the caller then evaluates with the QR).
+  /// (the caller then evaluates with the QR). Absolute coordinates only.
   bool evaluateOnGram(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                       Eigen::Ref<VecX> du, const Evaluation& how) const;
+  /// The tangent factorisation of the last C over the carried velocities: the QR of its scaled
+  /// transpose.
+  void factorizeAt(const DynamicsWorkspace& ws) const;
   /// K, ascending, from the factorisation at the last step end.
   void keepIndependentRows(const TangentFactorization& tf);
-  /// x.v = diag(col) (T qdot + Q1 p') at ws.tangent's (and ws.kin's) configuration, eq. (11b).
-  void velocitiesFrom(DynamicsWorkspace& ws, Eigen::Ref<const MatX> T, Eigen::Ref<const VecX> qdot, State& x) const;
+  /// The carried velocities w = diag(col) (T qdot + Q1 p') at the configuration factorizeAt last
+  /// saw, eq. (11b).
+  void velocitiesFrom(const DynamicsWorkspace& ws, Eigen::Ref<const MatX> T, Eigen::Ref<const VecX> qdot,
+                      State& x) const;
+  /// Eqs. (10)-(11a) and the continuation's rates (*) after velocitiesFrom: ws.a (and ws.a_r), du.
+  std::string accelerations(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const MatX> T,
+                            Eigen::Ref<VecX> du, const Evaluation& how) const;
 
-  int n_, r_, f_;
+  std::unique_ptr<CoordinateEquations> equations_;
+  int rank_, n_, r_, f_;  ///< the generic rank of C; the carried velocities, the rank of C over them, f = n - r
   std::optional<RunEvent> start_event_;
   bool continuation_;
-  bool scleronomic_;             ///< no drivers: b = 0
+  bool on_gram_;                 ///< absolute coordinates without drivers (b = 0): the G_K products
   InverseMass unit_metric_;      ///< diag(col)^2 (InverseMass::scaledIdentity)
   std::vector<int> independent_rows_;  ///< K, ascending (keepIndependentRows)
   mutable KineticGram tangent_gram_;   ///< G_K = A_K A_K^T
   mutable long gram_evaluations_ = 0;
   long resets_ = 0;
   // the last evaluation's (one formulation object per thread)
+  mutable TangentFactorization tangent_;  ///< of diag(col) C^T diag(row) over the carried velocities
   mutable MatX TS_;           ///< diag(col) T: the basis in velocity units
   mutable MatX T_projected_;  ///< T moved onto the tangent space of the projected positions
   mutable MatX AdotT_, X_, Mt_, TtM_;
   mutable Eigen::LLT<MatX> mt_llt_;
-  mutable VecX p1_, p2_, vt_, at_, rhs_u_, Ma_;
+  mutable VecX p1_, p2_, vt_, at_, rhs_u_, Ma_, row_b_;
   mutable VecX w_;         ///< G_K^-1 times a right-hand side (the particular acceleration, a column of T_dot)
   mutable VecX dv_;        ///< a column of T_dot before its scaling (velocity units)
-  mutable VecX residual_;  ///< F - M a (the constraint force, for the multipliers)
-
- public:
-  /// The basis in velocity units, diag(col) T, of the last evaluation (n x f).
-  const MatX& basis() const { return TS_; }
+  mutable VecX residual_;  ///< F - M a
 };
 
 }  // namespace loopdyn
