@@ -1,7 +1,7 @@
 // Relative coordinates' baseline (issue 15): one forward-dynamics evaluation of an open chain in
 // joint coordinates (dense Kane equations, tree_dynamics.hpp) against the absolute lagrange
 // formulation's right-hand side, on planar revolute chains of N bodies; and relative Lagrange with
-// cut joints (relative_lagrange.hpp) against absolute lagrange on ladders of N four-bar loops.
+// cut joints (lagrange.hpp in joint coordinates) against absolute lagrange on ladders of N four-bar loops.
 // Both relative ones form J densely: O(n^2) memory, O(n^3) time -- what the recursive (DCA)
 // formulations of the next issues are measured against. docs/performance.md has the table.
 // and every bundled model's right-hand side in both coordinates (BM_ModelRhs).
@@ -14,7 +14,7 @@
 #include <random>
 
 #include "loopdyn/sim/formulation_choice.hpp"
-#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/dynamics/tree_dynamics.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
@@ -84,7 +84,7 @@ void BM_ChainAbsoluteLagrange(benchmark::State& st) {
   const Model model = chain(static_cast<int>(st.range(0)));
   const TreeKinematics tree(model);
   State x = chainState(model, tree);
-  const LagrangeFormulation lagrange;
+  const LagrangeFormulation lagrange(model);
   DynamicsWorkspace ws(model);
   const VecX u = x.v;
   VecX du(u.size());

@@ -3,6 +3,8 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 
+#include "loopdyn/analysis/constraint_rank.hpp"
+
 #include "loopdyn/analysis/projective_criterion.hpp"
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
@@ -11,6 +13,51 @@
 #include "loopdyn/kinematics/scaling.hpp"
 
 namespace loopdyn {
+
+namespace {
+
+/// Gauss's principle at the evaluated state (kinetic_gram.hpp) on the rows `gram` is over (factorised
+/// at ws.kin's configuration): ws.a, and in ws.lambda the multipliers of those rows (one solution
+/// of G lambda_s = r, not the least-norm one; zero on the other rows).
+void gaussAccelerations(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
+                        const KineticGram& gram) {
+  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+  stabilizedGamma(model, ws, x, baumgarte);
+  // lambda_s = G^+ (C_r M^-1 F - Gamma_r); a = M^-1 F - M^-1 C_r^T lambda_s
+  const std::vector<int>& rows = gram.selectedRows();
+  ws.a = ws.F;
+  ws.inverse_mass.apply(model, ws.a);
+  gram.rowsTimes(ws.a, ws.w);
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    ws.w(static_cast<Eigen::Index>(k)) -= ws.scaling.row(rows[k]) * ws.Gamma(rows[k]);
+  gram.solveInPlace(ws.w);
+  gram.subtractInverseMassRowsTransposedTimes(ws.w, ws.a);
+  ws.lambda.setZero(model.nc());
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    ws.lambda(rows[k]) = ws.scaling.row(rows[k]) * ws.w(static_cast<Eigen::Index>(k));
+}
+
+/// Where G's last pivot is at least this fraction of its first, the multipliers from its LDL^T are
+/// unique and accurate (relative error near rounding / 1e-6 = 2e-10, while the tests compare
+/// reactions to 1e-8): no separate least-norm solve. Below it (next to a singular configuration,
+/// or redundant rows) the complete orthogonal decomposition of C_s^T, whose error grows with
+/// cond(C_s) rather than cond(G) = cond(C_s)^2, decides.
+constexpr Scalar kUniqueGramRatio = 1e-6;
+
+/// Constraints, inverse mass and the Gram matrix of all rows at x.
+void factorizeAt(const Model& model, DynamicsWorkspace& ws, const State& x) {
+  evaluateConstraints(model, ws.kin, x);
+  ws.inverse_mass.update(model, ws.kin.motion);
+  ws.gram_all.compute(model, ws.kin, ws.scaling, ws.inverse_mass, model.nc());
+}
+
+/// The rows a Gram matrix is over are independent where it has full rank and its pivot ratio is
+/// above kDependentPivot squared (kept_rows.hpp's test on Cholesky's diagonal, on LDL^T's pivots).
+bool independentRows(const KineticGram& gram) {
+  return gram.rank() == gram.rows() && gram.pivotRatio() > kDependentPivot * kDependentPivot;
+}
+
+}  // namespace
 
 std::string jointState(const TreeKinematics& tree, State& x) {
   try {
@@ -71,6 +118,48 @@ void BodyCoordinateEquations::leastNormMultipliers(const Model& model, DynamicsW
   loopdyn::leastNormMultipliers(model, ws, force_);
 }
 
+std::string BodyCoordinateEquations::gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                                  const Baumgarte& baumgarte, bool factorized, VecX& mu) {
+  if (!factorized) factorizeAt(model, ws, x);
+  gaussAccelerations(model, ws, x, baumgarte, ws.gram_all);
+  mu = ws.lambda;
+  return {};
+}
+
+void BodyCoordinateEquations::gaussMultipliers(const Model& model, DynamicsWorkspace& ws) {
+  // (where G is regular and well conditioned the solution is unique, and Gauss's is it)
+  if (ws.gram_all.rank() == ws.gram_all.rows() && ws.gram_all.pivotRatio() >= kUniqueGramRatio) return;
+  // C^T lambda = C_r^T lambda_s, the same for every solution: its least-norm representative
+  ws.r.setZero(model.nv());
+  ws.kin.C.addTransposedTimes(ws.lambda, ws.r);
+  loopdyn::leastNormMultipliers(model, ws, ws.r);
+}
+
+std::string BodyCoordinateEquations::prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                                     const Baumgarte&) {
+  loopdyn::evaluateConstraints(model, ws.kin, x);
+  ws.inverse_mass.update(model, ws.kin.motion);
+  return {};
+}
+
+bool BodyCoordinateEquations::gaussOnRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                          const Baumgarte& baumgarte, const std::vector<int>& kept, VecX& mu) {
+  // G_K = C_K M^-1 C_K^T, where the rows are independent (kinetic_gram.hpp)
+  gram_kept_.compute(model, ws.kin, ws.scaling, ws.inverse_mass, kept);
+  if (!independentRows(gram_kept_)) return false;
+  gaussAccelerations(model, ws, x, baumgarte, gram_kept_);
+  mu = ws.lambda;
+  return true;
+}
+
+const MatX& BodyCoordinateEquations::metricScaledTransposed(const Model& model, DynamicsWorkspace& ws) {
+  loopdyn::massMatrix(model, ws.kin.motion, ws.M);
+  const Eigen::LLT<MatX> mass_llt(ws.M);
+  At_ = ws.kin.C.dense().transpose() * ws.scaling.row.asDiagonal();
+  if (At_.size() > 0) mass_llt.matrixL().solveInPlace(At_);  // (empty: no constraint rows)
+  return At_;
+}
+
 void BodyCoordinateEquations::massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const {
   loopdyn::massMatrix(model, ws.kin.motion, M);
 }
@@ -108,6 +197,11 @@ void JointCoordinateEquations::toPositions(const Model& model, State& x) const {
   tree_.absolutePositions(x.q_r, x.t, x);
   x.v.setZero(model.nv());
   if (x.v_r.size() != tree_.nv()) x.v_r.setZero(tree_.nv());
+}
+
+void JointCoordinateEquations::bodyVelocities(State& x) const {
+  LOOPDYN_CHECK(x.q_r.size() == tree_.nq(), "joint coordinates: the state has none");
+  tree_.absoluteState(x.q_r, x.v_r, x.t, x);
 }
 
 std::string JointCoordinateEquations::projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const {
@@ -162,6 +256,64 @@ MatX JointCoordinateEquations::basisFromBodies(const DynamicsWorkspace& ws, cons
   const MatX basis = equations_.col.cwiseInverse().asDiagonal() * J.colPivHouseholderQr().solve(V);
   const Eigen::SelfAdjointEigenSolver<MatX> gram(basis.transpose() * basis);
   return basis * gram.operatorInverseSqrt();
+}
+
+std::string JointCoordinateEquations::gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                                   const Baumgarte& baumgarte, bool, VecX& mu) {
+  JointSpaceEquations& e = equations_;
+  e.evaluate(model, tree_, ws, x, baumgarte);
+  // the tree: M_r a = Q_r without constraints (tree_dynamics.hpp)
+  mass_llt_.compute(e.M);
+  if (mass_llt_.info() != Eigen::Success) return "the tree's mass matrix J^T M J is not positive definite";
+  ws.a_r = mass_llt_.solve(e.Q);
+  const auto k = static_cast<Eigen::Index>(e.rows.size());
+  mu.setZero(k);
+  if (k > 0) {
+    // a = M_r^-1 (Q_r - C_r^T mu): (C_r M_r^-1 C_r^T) mu = C_r M_r^-1 Q_r - gamma_r, least norm.
+    // On the square-root factor B = L^-1 C_r^T (M_r = L L^T), B^T B = C_r M_r^-1 C_r^T and
+    // mu = B^+ (B^+)^T g: the rank is decided on B, whose conditioning is C_r's, not its square
+    // (a regular 27-body ladder whose |R_rr| / |R_11| is 2.2e-5 has a Gram matrix at 5e-10, below
+    // kRankThreshold: a row was dropped as redundant and the velocities drifted off the
+    // constraints, 0.09 m in 2 s).
+    B_ = e.C.transpose();
+    mass_llt_.matrixL().solveInPlace(B_);
+    cod_.setThreshold(kRankThreshold);
+    cod_.compute(B_);
+    const VecX z = cod_.transpose().solve(VecX(e.C * ws.a_r - e.gamma));
+    mu = cod_.solve(z);
+    ws.a_r.noalias() -= mass_llt_.matrixU().solve(B_ * mu);
+  }
+  tree_.absoluteAccelerations(x.q_r, x.v_r, ws.a_r, ws.a);  // A = J a_r + Jdot v_r
+  return {};
+}
+
+std::string JointCoordinateEquations::prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                                      const Baumgarte& baumgarte) {
+  JointSpaceEquations& e = equations_;
+  e.evaluate(model, tree_, ws, x, baumgarte);
+  mass_llt_.compute(e.M);
+  if (mass_llt_.info() != Eigen::Success) return "the tree's mass matrix J^T M J is not positive definite";
+  // At = L_r^-1 C_r^T diag(row), z0 = L_r^-1 Q_r (kept_rows.hpp)
+  const auto k = static_cast<Eigen::Index>(e.rows.size());
+  At_.resize(e.C.cols(), k);
+  scaled_gamma_.resize(k);
+  for (Eigen::Index i = 0; i < k; ++i) {
+    At_.col(i) = row_(i) * e.C.row(i).transpose();
+    scaled_gamma_(i) = row_(i) * e.gamma(i);
+  }
+  if (k > 0) mass_llt_.matrixL().solveInPlace(At_);
+  z0_ = mass_llt_.matrixL().solve(e.Q);
+  return {};
+}
+
+bool JointCoordinateEquations::gaussOnRows(const Model&, DynamicsWorkspace& ws, const State& x, const Baumgarte&,
+                                           const std::vector<int>& kept, VecX& mu) {
+  if (!solver_.solve(At_, z0_, scaled_gamma_, kept)) return false;
+  ws.a_r = mass_llt_.matrixU().solve(solver_.z);
+  mu.setZero(static_cast<Eigen::Index>(rows_.size()));
+  for (std::size_t i = 0; i < kept.size(); ++i) mu(kept[i]) = row_(kept[i]) * solver_.w(static_cast<Eigen::Index>(i));
+  tree_.absoluteAccelerations(x.q_r, x.v_r, ws.a_r, ws.a);  // A = J a_r + Jdot v_r
+  return true;
 }
 
 void JointCoordinateEquations::massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const {

@@ -20,10 +20,6 @@ void stabilizedGamma(const Model& model, DynamicsWorkspace& ws, const State& x, 
   ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
 }
 
-namespace {
-
-}  // namespace
-
 std::unique_ptr<Coordinates> Formulation::coordinates(const Model& model) const {
   return std::make_unique<AbsoluteCoordinates>(model);
 }
@@ -76,41 +72,6 @@ constexpr int kMaxNewtonSteps = 30;
 
 Scalar scaledPositionResidual(const Model& model, const DynamicsWorkspace& ws) {
   return ws.scaling.row.head(model.m()).cwiseProduct(ws.kin.Phi).norm() / model.characteristicLength();
-}
-
-/// Gauss's principle at the evaluated state (kinetic_gram.hpp) on the rows `gram` is over (factorised
-/// at ws.kin's configuration): ws.a, and in ws.lambda the multipliers of those rows (one solution
-/// of G lambda_s = r, not the least-norm one; zero on the other rows).
-void gaussAccelerations(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
-                        const KineticGram& gram) {
-  appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
-  stabilizedGamma(model, ws, x, baumgarte);
-  // lambda_s = G^+ (C_r M^-1 F - Gamma_r); a = M^-1 F - M^-1 C_r^T lambda_s
-  const std::vector<int>& rows = gram.selectedRows();
-  ws.a = ws.F;
-  ws.inverse_mass.apply(model, ws.a);
-  gram.rowsTimes(ws.a, ws.w);
-  for (std::size_t k = 0; k < rows.size(); ++k)
-    ws.w(static_cast<Eigen::Index>(k)) -= ws.scaling.row(rows[k]) * ws.Gamma(rows[k]);
-  gram.solveInPlace(ws.w);
-  gram.subtractInverseMassRowsTransposedTimes(ws.w, ws.a);
-  ws.lambda.setZero(model.nc());
-  for (std::size_t k = 0; k < rows.size(); ++k)
-    ws.lambda(rows[k]) = ws.scaling.row(rows[k]) * ws.w(static_cast<Eigen::Index>(k));
-}
-
-/// Where G's last pivot is at least this fraction of its first, the multipliers from its LDL^T are
-/// unique and accurate (relative error near rounding / 1e-6 = 2e-10, while the tests compare
-/// reactions to 1e-8): no separate least-norm solve. Below it (next to a singular configuration,
-/// or redundant rows) the complete orthogonal decomposition of C_s^T, whose error grows with
-/// cond(C_s) rather than cond(G) = cond(C_s)^2, decides.
-constexpr Scalar kUniqueGramRatio = 1e-6;
-
-/// Constraints, inverse mass and the Gram matrix of all rows at x.
-void factorizeAt(const Model& model, DynamicsWorkspace& ws, const State& x) {
-  evaluateConstraints(model, ws.kin, x);
-  ws.inverse_mass.update(model, ws.kin.motion);
-  ws.gram_all.compute(model, ws.kin, ws.scaling, ws.inverse_mass, model.nc());
 }
 
 }  // namespace
@@ -168,90 +129,6 @@ void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws, const VecX&
   ws.cod.setThreshold(kRankThreshold);
   ws.cod.compute(ws.Cs_t);
   ws.lambda = ws.scaling.row.cwiseProduct(ws.cod.solve(ws.scaling.col.cwiseProduct(constraint_force)));
-}
-
-std::string LagrangeFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  State xs = x;
-  VecX du(model.nv());
-  Evaluation how;
-  how.multipliers = true;
-  return evaluate(model, ws, xs, x.v, du, how);
-}
-
-std::string LagrangeFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
-                                          Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
-                                          const Evaluation& how) const {
-  x.v = u;
-  if (how.project) {
-    if (std::string problem = projectState(model, ws, x, kProjectionTolerance, how.kinematics_at_x); !problem.empty()) return problem;
-  } else {
-    factorizeAt(model, ws, x);
-  }
-  gaussAccelerations(model, ws, x, baumgarte, ws.gram_all);
-  if (how.multipliers && !(ws.gram_all.rank() == ws.gram_all.rows() && ws.gram_all.pivotRatio() >= kUniqueGramRatio)) {
-    // C^T lambda = C_r^T lambda_s, the same for every solution: its least-norm representative
-    // (where G is regular and well conditioned the solution is unique, and Gauss's is it)
-    ws.r.setZero(model.nv());
-    ws.kin.C.addTransposedTimes(ws.lambda, ws.r);
-    leastNormMultipliers(model, ws, ws.r);
-  }
-  du = ws.a;
-  return {};
-}
-
-EliminationFormulation::EliminationFormulation(const Model& model, std::vector<int> eliminated, bool reselect)
-    : eliminated_(std::move(eliminated)), reselect_(reselect) {
-  std::sort(eliminated_.begin(), eliminated_.end());
-  for (int row = 0; row < model.nc(); ++row)
-    if (!std::binary_search(eliminated_.begin(), eliminated_.end(), row)) kept_.push_back(row);
-}
-
-namespace {
-
-/// The rows a Gram matrix is over are independent where it has full rank and its pivot ratio is
-/// above kDependentPivot squared (kept_rows.hpp's test on Cholesky's diagonal, on LDL^T's pivots).
-bool independentRows(const KineticGram& gram) {
-  return gram.rank() == gram.rows() && gram.pivotRatio() > kDependentPivot * kDependentPivot;
-}
-
-std::string equationList(const Model& model, const std::vector<int>& rows) {
-  std::string names;
-  for (const int row : rows) names += (names.empty() ? "" : ", ") + model.equations()[static_cast<std::size_t>(row)].name;
-  return names.empty() ? "?" : names;
-}
-
-}  // namespace
-
-std::string EliminationFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  // Gauss's principle on the kept rows (kinetic_gram.hpp): G_K = C_K M^-1 C_K^T, where they are
-  // independent (paper 001, sect. 3.1, eq. (11) without the eliminated rows)
-  evaluateConstraints(model, ws.kin, x);
-  ws.inverse_mass.update(model, ws.kin.motion);
-  const auto solveOn = [&](const std::vector<int>& kept) {
-    gram_.compute(model, ws.kin, ws.scaling, ws.inverse_mass, kept);
-    if (!independentRows(gram_)) return false;
-    gaussAccelerations(model, ws, x, baumgarte, gram_);
-    return true;
-  };
-  if (solveOn(kept_)) return {};
-  // (the diagnosis below works in the metric's Cholesky factor M = L L^T: At = L^-1 C^T diag(row))
-  massMatrix(model, ws.kin.motion, ws.M);
-  const Eigen::LLT<MatX> mass_llt(ws.M);
-  MatX At = ws.kin.C.dense().transpose() * ws.scaling.row.asDiagonal();
-  if (At.size() > 0) mass_llt.matrixL().solveInPlace(At);  // (empty: no constraint rows)
-  // The kept rows are dependent here. QR with column pivoting of all of At (the same matrix and
-  // the same 1e-6 as the Cholesky test) tells whether the configuration is singular, or within
-  // that of one (rank below the number kept), or only the choice went bad.
-  const KeptRowsSolver::Diagnosis why = KeptRowsSolver::diagnose(At, kept_);
-  if (why.rank < static_cast<int>(kept_.size()))
-    return "a singular configuration (or within 1e-6 of one): the constraint matrix has rank " + std::to_string(why.rank) +
-           " here, below the " + std::to_string(kept_.size()) + " equations kept after elimination (dependent: " +
-           equationList(model, why.dependent) + ")";
-  // a regular configuration where the initial choice fails (paper 001, sect. 3.1: which equations
-  // are redundant may depend on the configuration): here, the QR choice
-  if (reselect_ && solveOn(why.independent)) return {};
-  return "the equations kept after elimination are dependent here (" + equationList(model, why.dependent) +
-         ") although the mechanism is not singular: eliminate other equations";
 }
 
 std::vector<int> equationRows(const Model& model, const std::vector<std::string>& names) {

@@ -5,8 +5,8 @@
 #include "loopdyn/dynamics/formulations/projection.hpp"
 #include "loopdyn/dynamics/dca/dca.hpp"
 #include "loopdyn/dynamics/dca/hdca.hpp"
-#include "loopdyn/dynamics/formulations/relative_elimination.hpp"
-#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
+#include "loopdyn/dynamics/formulations/elimination.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 
 namespace loopdyn {
 
@@ -32,89 +32,63 @@ bool namedRows(const Model& model, const FormulationChoice& choice, std::vector<
   }
 }
 
-/// Elimination in joint coordinates: only rows outside the spanning tree can go
-/// (relative_elimination.hpp); the same checks as in absolute coordinates.
-BuiltFormulation relativeElimination(const Model& model, const State& x0, const RankReport& rank,
-                                     const FormulationChoice& choice, BuiltFormulation& out) {
+/// The rows the user names with --eliminate, checked against what the coordinates keep (in joint
+/// coordinates only rows outside the spanning tree) and against the redundancy: exactly the
+/// redundant count must go. False with out.problem saying why.
+bool namedEliminatedRows(const Model& model, const FormulationChoice& choice, const std::vector<int>& constraint_rows,
+                         int rank, bool relative, std::vector<int>& rows, BuiltFormulation& out) {
+  if (!namedRows(model, choice, rows, out)) return false;
+  for (const int row : rows)
+    if (!std::binary_search(constraint_rows.begin(), constraint_rows.end(), row)) {
+      const Equation& equation = model.equations()[static_cast<std::size_t>(row)];
+      out.problem = "--eliminate " + equation.name + ": an equation of " + model.pairs()[static_cast<std::size_t>(equation.pair)].name +
+                    ", a joint of the spanning tree, which joint coordinates satisfy by construction; eliminate "
+                    "equations of joints outside the tree (`loopdyn analyze --topology` lists the cut joints), or "
+                    "use --coordinates absolute";
+      return false;
+    }
+  // the eliminated equations must be redundant: removing them may not change the motion
+  const int n_rows = static_cast<int>(constraint_rows.size());
+  const int kept = n_rows - static_cast<int>(rows.size());
+  if (kept == rank) return true;
+  out.problem = std::string("--eliminate ") + (kept > rank ? "removes too few" : "removes too many") + " equations: " +
+                (relative ? "in joint coordinates the constraints outside the spanning tree have rank "
+                          : "the constraint matrix has rank ") +
+                std::to_string(rank) + " of " + std::to_string(n_rows) + " rows, so exactly " +
+                std::to_string(n_rows - rank) + " redundant equations must go, not " + std::to_string(rows.size());
+  return false;
+}
+
+/// Elimination (elimination.hpp): the equations QR finds redundant (in absolute coordinates those
+/// the rank analysis reports), or those named; then a first solve at the initial state.
+BuiltFormulation elimination(const Model& model, const State& x0, const RankReport& rank,
+                             const FormulationChoice& choice, bool relative, BuiltFormulation& out) {
   if (rank.singular) {
     out.problem = singularEliminationProblem(rank);
     return std::move(out);
   }
-  const TreeKinematics tree(model);
-  const std::vector<int> constraint_rows = jointSpaceConstraintRows(model);
-  const int tree_rows = model.nc() - static_cast<int>(constraint_rows.size());
-  const int rank_r = rank.rank - tree_rows;  // (the tree joints' rows are independent)
+  const std::unique_ptr<CoordinateEquations> equations = coordinateEquations(model, relative);
+  const std::vector<int>& constraint_rows = equations->rows();
+  const int rank_kept = rank.rank - (model.nc() - static_cast<int>(constraint_rows.size()));  // (the tree joints' rows are independent)
   std::vector<int> rows;
-  if (choice.eliminate.empty()) {
-    rows = RelativeEliminationFormulation::redundantRows(model, tree, x0, rank_r);
-  } else {
-    if (!namedRows(model, choice, rows, out)) return std::move(out);
-    for (const int row : rows)
-      if (!std::binary_search(constraint_rows.begin(), constraint_rows.end(), row)) {
-        const Equation& equation = model.equations()[static_cast<std::size_t>(row)];
-        out.problem = "--eliminate " + equation.name + ": an equation of " + model.pairs()[static_cast<std::size_t>(equation.pair)].name +
-                      ", a joint of the spanning tree, which joint coordinates satisfy by construction; eliminate "
-                      "equations of joints outside the tree (`loopdyn analyze --topology` lists the cut joints), or "
-                      "use --coordinates absolute";
-        return std::move(out);
-      }
-    const int kept = static_cast<int>(constraint_rows.size()) - static_cast<int>(rows.size());
-    if (kept != rank_r) {
-      out.problem = std::string("--eliminate ") + (kept > rank_r ? "removes too few" : "removes too many") +
-                    " equations: in joint coordinates the constraints outside the spanning tree have rank " +
-                    std::to_string(rank_r) + " of " + std::to_string(constraint_rows.size()) + " rows, so exactly " +
-                    std::to_string(static_cast<int>(constraint_rows.size()) - rank_r) +
-                    " redundant equations must go, not " + std::to_string(rows.size());
-      return std::move(out);
-    }
-  }
+  if (choice.eliminate.empty())
+    rows = relative ? redundantRows(model, *equations, x0, rank_kept) : rank.dependent_equations;
+  else if (!namedEliminatedRows(model, choice, constraint_rows, rank_kept, relative, rows, out))
+    return std::move(out);
   out.eliminated = equationNames(model, rows);
   std::unique_ptr<Formulation> formulation;
   try {
-    formulation = std::make_unique<RelativeEliminationFormulation>(model, rows, choice.eliminate.empty());
+    formulation = std::make_unique<EliminationFormulation>(model, rows, choice.eliminate.empty(), relative);
   } catch (const InvalidArgument& e) {
     out.problem = e.what();
     return std::move(out);
   }
   DynamicsWorkspace ws(model);
   if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
-    out.problem = "elimination in joint coordinates does not work at the initial state: " + problem;
-    return std::move(out);
-  }
-  out.formulation = std::move(formulation);
-  return std::move(out);
-}
-
-/// Elimination in absolute coordinates: the equations QR finds redundant, or those named, which
-/// must be exactly the redundant count.
-BuiltFormulation absoluteElimination(const Model& model, const State& x0, const RankReport& rank,
-                                     const FormulationChoice& choice, BuiltFormulation& out) {
-  if (rank.singular) {
-    out.problem = singularEliminationProblem(rank);
-    return std::move(out);
-  }
-  std::vector<int> rows;
-  if (choice.eliminate.empty()) {
-    rows = rank.dependent_equations;
-  } else {
-    if (!namedRows(model, choice, rows, out)) return std::move(out);
-    // the eliminated equations must be redundant: removing them may not change the motion
-    const int kept = static_cast<int>(model.nc() - static_cast<int>(rows.size()));
-    if (kept != rank.rank) {
-      out.problem = std::string("--eliminate ") + (kept > rank.rank ? "removes too few" : "removes too many") +
-                    " equations: the constraint matrix has rank " + std::to_string(rank.rank) + " of " +
-                    std::to_string(model.nc()) + " rows, so exactly " + std::to_string(model.nc() - rank.rank) +
-                    " redundant equations must go, not " + std::to_string(rows.size());
-      return std::move(out);
-    }
-  }
-  out.eliminated = equationNames(model, rows);
-  auto formulation = std::make_unique<EliminationFormulation>(model, rows, choice.eliminate.empty());
-  DynamicsWorkspace ws(model);
-  if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
     std::string names;
     for (const std::string& name : out.eliminated) names += (names.empty() ? "" : ", ") + name;
-    out.problem = "eliminating " + (names.empty() ? std::string("nothing") : names) +
+    out.problem = (relative ? std::string("elimination in joint coordinates")
+                            : "eliminating " + (names.empty() ? std::string("nothing") : names)) +
                   " does not work at the initial state: " + problem;
     return std::move(out);
   }
@@ -129,13 +103,13 @@ std::string unknownMethod(const std::string& method) {
 /// The absolute-coordinate formulation `method` names.
 BuiltFormulation absoluteFormulation(const Model& model, const State& x0, const RankReport& rank,
                                      const std::string& method, const FormulationChoice& choice, BuiltFormulation& out) {
-  if (method == "lagrange") out.formulation = std::make_unique<LagrangeFormulation>();
+  if (method == "lagrange") out.formulation = std::make_unique<LagrangeFormulation>(model);
   else if (method == "projection")
     out.formulation = std::make_unique<ProjectionFormulation>(model, rank.generic_rank, choice.continuation);
   else if (method == "partitioning")
     out.formulation = std::make_unique<PartitioningFormulation>(model, rank.generic_rank, choice.switching ? kSwitchRatio : 0);
   else if (method == "elimination")
-    return absoluteElimination(model, x0, rank, choice, out);
+    return elimination(model, x0, rank, choice, false, out);
   else
     out.problem = unknownMethod(method);
   return std::move(out);
@@ -171,14 +145,14 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
   if (method == "dca") return inJointCoordinates(std::make_unique<DcaFormulation>(model, choice.threads));
   if (method == "hdca") return inJointCoordinates(std::make_unique<HdcaFormulation>(model, choice.threads));
   if (choice.coordinates == "relative") {
-    if (method == "lagrange") return inJointCoordinates(std::make_unique<RelativeLagrangeFormulation>(model));
+    if (method == "lagrange") return inJointCoordinates(std::make_unique<LagrangeFormulation>(model, true));
     if (method == "projection")
       return inJointCoordinates(
           std::make_unique<ProjectionFormulation>(model, rank.generic_rank, choice.continuation, true));
     if (method == "partitioning")
       return inJointCoordinates(std::make_unique<PartitioningFormulation>(
           model, rank.generic_rank, choice.switching ? kSwitchRatio : 0, true));
-    if (method == "elimination") return relativeElimination(model, x0, rank, choice, out);
+    if (method == "elimination") return elimination(model, x0, rank, choice, true, out);
     out.problem = unknownMethod(method);
     return out;
   }

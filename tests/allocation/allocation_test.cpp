@@ -11,6 +11,7 @@
 #include <string>
 
 #include "loopdyn/dynamics/dca/dca.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/sim/formulation_choice.hpp"
 #include "loopdyn/dynamics/dca/hdca.hpp"
 #include "loopdyn/io/model_reader.hpp"
@@ -103,7 +104,7 @@ TEST(Allocation, RightHandSidesAllocateNothing) {
     KinematicsWorkspace kin(model);
     const State x = assemble(model, kin, initialState(model)).state;
     DynamicsWorkspace ws(model);
-    const LagrangeFormulation lagrange;
+    const LagrangeFormulation lagrange(model);
     VecX du(model.nv());
     State xs = x;
     EXPECT_EQ(allocationsOf([&] {

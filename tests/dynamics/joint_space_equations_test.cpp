@@ -12,7 +12,7 @@
 #include <filesystem>
 
 #include "loopdyn/dynamics/mass_and_forces.hpp"
-#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
@@ -73,7 +73,7 @@ TEST(JointSpaceEquations, TreeMultipliersBalanceEveryBodyOnEveryBundledModel) {
     const Model model = compile(io::readModelFile(entry.path().string()));
     KinematicsWorkspace kin(model);
     const State x = assemble(model, kin, initialState(model)).state;
-    const RelativeLagrangeFormulation relative(model);
+    const LagrangeFormulation relative(model, true);
     DynamicsWorkspace ws(model);
     ASSERT_EQ(relative.solve(model, ws, x), "") << name;
     const VecX force = ws.F - ws.M * ws.a;

@@ -2,6 +2,7 @@
 // diagonally pivoted elimination of C_s C_s^T, against the Householder QR of C_s^T it stands for.
 
 #include "loopdyn/dynamics/singular_watch.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 
 #include <gtest/gtest.h>
 
@@ -95,7 +96,7 @@ TEST(SingularWatch, LanczosSigmaRatioIsTheDenseOneAlongALargeLadder) {
   const Model model = compile(test::fourBarLadderSpec({48, true, false}));
   ASSERT_GE(model.nc(), SingularWatch::kLanczosRows);
   const State x0 = test::assembledInitialState(model);
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   std::vector<State> states;
   const SimulationResult run = simulate(model, lagrange, x0, test::accurateOptions(1.0, 1e-10, 0.01),
                                         [&](const Sample& s, const DynamicsWorkspace&) { states.push_back(s.x); });

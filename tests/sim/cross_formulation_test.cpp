@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/dynamics/formulations/elimination.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
 #include "loopdyn/dynamics/formulations/partitioning.hpp"
 #include "loopdyn/dynamics/formulations/projection.hpp"
@@ -97,7 +99,7 @@ TEST_P(CrossFormulation, SameMotionAndSameUniqueReactions) {
   const UniquenessReport uniqueness = analyzeReactionUniquenessNear(model, kin, x0, uniqueness_options);
 
   const Scalar t_end = GetParam().t_end;
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   EliminationFormulation elimination(model, rank.dependent_equations, true);
   PartitioningFormulation partitioning(model, rank.generic_rank);
   ProjectionFormulation projection(model, rank.generic_rank, true);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/model/model.hpp"
@@ -57,7 +58,7 @@ Motion simulateFor(const Model& model, Scalar t_end) {
   options.sample_interval = 0.05;
   options.ode.rtol = 1e-10;
   options.ode.atol = 1e-12;
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   Motion out;
   out.result = simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
     out.t.push_back(s.x.t);

@@ -20,7 +20,7 @@
 #include "loopdyn/dynamics/dca/dca.hpp"
 #include "loopdyn/sim/formulation_choice.hpp"
 #include "loopdyn/dynamics/dca/hdca.hpp"
-#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "test_models.hpp"
@@ -98,7 +98,7 @@ TEST_P(RelativeCoordinates, SameMotionAndUniqueReactionsAsAbsoluteUpToTheFirstSi
   const UniquenessReport flags = analyzeReactionUniquenessNear(model, kin, x0, uniqueness_options);
 
   const Scalar t_end = 1;
-  LagrangeFormulation absolute;
+  LagrangeFormulation absolute(model);
   const Table a = run(model, absolute, x0, t_end, flags);
   ASSERT_TRUE(a.result.ok) << a.result.failure;
   const Scalar window = a.result.passages.empty() ? t_end : a.result.passages.front().t - 2 * kSampleInterval;
@@ -236,7 +236,7 @@ TEST(RelativeCoordinatesThroughSingularConfigurations, BaumgarteStabilisationAsL
     SimulationOptions options = test::accurateOptions(2, kRtol, kSampleInterval);
     options.stabilization = Stabilization::Baumgarte;
     std::vector<VecX> qa, qd;
-    LagrangeFormulation lagrange;
+    LagrangeFormulation lagrange(model);
     DcaFormulation dca(model);
     const SimulationResult a =
         simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) { qa.push_back(s.x.v); });

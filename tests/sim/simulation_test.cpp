@@ -2,6 +2,8 @@
 // 001 (same motion and same unique reactions whichever redundant equations are eliminated).
 
 #include "loopdyn/sim/simulation.hpp"
+#include "loopdyn/dynamics/formulations/elimination.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 
 #include <gtest/gtest.h>
 
@@ -55,7 +57,7 @@ TEST(Simulation, PendulumPeriodMatchesTheClosedForm) {
   options.t_end = 0.3 * expected;
   options.sample_interval = 1e-4;
   options.ode.rtol = options.ode.atol = 1e-12;
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   // the angle from the vertical crosses zero at a quarter period (linear interpolation between
   // samples: the angle is linear there to 1e-12)
   Scalar previous_angle = theta0, previous_t = 0, quarter = -1;
@@ -83,8 +85,8 @@ TEST(Simulation, SaysWhenTheEnergyCheckCannotSeeTheMotionsOwnEnergy) {
   // (m g L = 15.7 J here), so a motion of 4e-6 J (1 mrad) could lose all of it at exit 0
   SimulationOptions options;
   options.t_end = 0.5;
-  LagrangeFormulation lagrange;
   const Model small = barPendulum(0.8, 1e-3);
+  LagrangeFormulation lagrange(small);
   const SimulationResult blind = simulate(small, lagrange, initialState(small), options, [](const Sample&, const DynamicsWorkspace&) {});
   ASSERT_TRUE(blind.ok) << blind.failure;
   EXPECT_TRUE(warnsOfTheEnergyBlindSpot(blind));
@@ -96,7 +98,8 @@ TEST(Simulation, SaysWhenTheEnergyCheckCannotSeeTheMotionsOwnEnergy) {
   // a swing of 0.3 rad (0.35 J) is seen at the default tolerance
   options.energy_tolerance = 0;
   const Model large = barPendulum(0.8, 0.3);
-  const SimulationResult seen = simulate(large, lagrange, initialState(large), options, [](const Sample&, const DynamicsWorkspace&) {});
+  LagrangeFormulation lagrange_large(large);
+  const SimulationResult seen = simulate(large, lagrange_large, initialState(large), options, [](const Sample&, const DynamicsWorkspace&) {});
   ASSERT_TRUE(seen.ok) << seen.failure;
   EXPECT_FALSE(warnsOfTheEnergyBlindSpot(seen));
 }
@@ -130,7 +133,7 @@ TEST(Simulation, RobotEliminationVariantsAndLagrangeAgreeOnMotionAndUniqueReacti
   // B, C, W1..W4 do not. Over the whole steering profile (7 s: right turn, straight, left turn).
   const Model model = test::loadModel("mobile_robot");
   const State x0 = test::assembledInitialState(model);
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   const Trajectory reference = run(model, lagrange, x0, 7);
   const std::vector<std::string> unique{"A", "D", "E", "F", "G", "H", "steer", "W5"};
   const std::vector<std::string> not_unique{"B", "C", "W1", "W2", "W3", "W4"};
@@ -186,7 +189,7 @@ TEST(Simulation, AutomaticEliminationIsReChosenWhereItsRowsBecomeDependent) {
   const SimulationResult r = simulate(model, automatic, x0, options,
                                       [&](const Sample& s, const DynamicsWorkspace&) { q_elimination.push_back(s.x.q); });
   ASSERT_TRUE(r.ok) << r.failure;
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) { q_lagrange.push_back(s.x.q); });
   ASSERT_EQ(q_elimination.size(), q_lagrange.size());
   Scalar difference = 0;
@@ -204,7 +207,7 @@ TEST(Simulation, DoubleFourBarPassesItsSingularConfigurationsConservingEnergy) {
   const Model model = test::loadModel("double_four_bar");
   const State x0 = test::assembledInitialState(model);
   const SimulationOptions options = test::accurateOptions(10, 1e-10, 0.01);
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   int crossings = 0;
   Scalar previous = 0;
   const SimulationResult r = simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
@@ -238,7 +241,7 @@ TEST(Simulation, ProjectionTriggerFollowsAnAbsoluteToleranceAboveRtol) {
   SimulationOptions options = test::accurateOptions(1.5, 1e-12, 0.01);
   options.ode.atol = 1e-10;
   options.integrator = ode::Method::Adams;
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   const SimulationResult r = simulate(model, lagrange, x0, options, [](const Sample&, const DynamicsWorkspace&) {});
   ASSERT_TRUE(r.ok) << r.failure;
   EXPECT_LT(r.statistics.steps, 5000);
@@ -341,7 +344,7 @@ TEST(Simulation, ModifiedDoubleFourBarPassesItsSingularConfigurations) {
   SimulationOptions options;
   options.t_end = 10;
   options.sample_interval = 0.01;
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   int crossings = 0;
   Scalar previous = 0;
   const SimulationResult r = simulate(model, lagrange, x0, options, [&](const Sample& s, const DynamicsWorkspace&) {
@@ -428,7 +431,7 @@ TEST(Simulation, DriversAloneHoldABodyAgainstGravity) {
   const State x0 = test::assembledInitialState(model);
   ASSERT_EQ(model.m(), 3);
   ASSERT_EQ(model.drivers().size(), 3u);
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   Scalar moved = 0;
   VecX effort;
   const SimulationResult r =
@@ -487,7 +490,7 @@ TEST(Simulation, ContradictorySteeringLocksTheCarAndTheRunSaysSo) {
     const Model model = compile(spec);
     KinematicsWorkspace kin(model);
     const State x0 = assemble(model, kin, initialState(model)).state;
-    LagrangeFormulation lagrange;
+    LagrangeFormulation lagrange(model);
     const SimulationResult r = simulate(model, lagrange, x0, test::accurateOptions(2, 1e-8, 0.01),
                                         [](const Sample&, const DynamicsWorkspace&) {});
     if (!steer) {

@@ -22,7 +22,7 @@
 #include "loopdyn/dynamics/dca/dca.hpp"
 #include "loopdyn/dynamics/dca/hdca.hpp"
 #include "loopdyn/dynamics/formulations/projection.hpp"
-#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "loopdyn/io/model_reader.hpp"
@@ -50,9 +50,9 @@ LadderRun simulateLadder(const Model& model, const Oracle& oracle, const std::st
   x0.v *= 1 + perturbation;
   KinematicsWorkspace kin(model);
   const int rank = analyzeConstraints(model, kin, x0).generic_rank;
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   ProjectionFormulation projection(model, rank);
-  RelativeLagrangeFormulation relative(model);
+  LagrangeFormulation relative(model, true);
   DcaFormulation dca(model);
   HdcaFormulation hdca(model);
   ProjectionFormulation relative_projection(model, rank, true, true);
@@ -482,7 +482,7 @@ TEST(SingularWatch, ReportsEveryPassageOfCloseSingularConfigurations) {
   for (const Scalar rtol : {1e-8, 1e-10, 1e-12}) {
     for (const bool projection : {false, true}) {
       if (projection && rtol != 1e-10) continue;
-      LagrangeFormulation lagrange;
+      LagrangeFormulation lagrange(model);
       ProjectionFormulation continued(model, rank, true);
       Formulation& formulation = projection ? static_cast<Formulation&>(continued) : lagrange;
       const SimulationResult r = simulate(model, formulation, x0, test::accurateOptions(3, rtol, 0.05),
@@ -567,7 +567,7 @@ TEST_P(SingularRest, ComesToRestAtEachSingularPoseAndTurnsBackOnItsBranch) {
     std::ostringstream label;
     label << "rtol " << rtol;
     SCOPED_TRACE(label.str());
-    LagrangeFormulation lagrange;
+    LagrangeFormulation lagrange(model);
     SimulationOptions options = test::accurateOptions(3.5, rtol, 0.01);
     options.integrator = GetParam().integrator;
     options.generic_rank = rank;
@@ -611,7 +611,7 @@ TEST(SingularRestSamples, InsideAStepAcrossAreNotReachedThroughTheSingularPose) 
   const int rank = analyzeConstraints(model, kin, x0, RankOptions{}).generic_rank;
   for (const auto& [integrator, rtol] : {std::pair{ode::Method::Dopri5, 1e-9}, std::pair{ode::Method::Bs23, 1e-10},
                                          std::pair{ode::Method::Adams, 1e-10}}) {
-    LagrangeFormulation lagrange;
+    LagrangeFormulation lagrange(model);
     SimulationOptions options = test::accurateOptions(10, rtol, 0.01);
     options.integrator = integrator;
     options.generic_rank = rank;

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "test_models.hpp"
@@ -27,7 +28,7 @@ int expectLagrangeDynamicsOnEveryBundledModel(const std::function<std::unique_pt
     if (!assembled.converged) continue;
     const State& x = assembled.state;
     if (regular_only && analyzeConstraints(model, kws, x, RankOptions{}).singular) continue;
-    const LagrangeFormulation lagrange;
+    const LagrangeFormulation lagrange(model);
     const std::unique_ptr<Formulation> other = make(model);
     DynamicsWorkspace lws(model), ows(model);
     EXPECT_EQ(lagrange.solve(model, lws, x), "") << name;

@@ -17,12 +17,16 @@
 /// every row's multiplier from those of the rows kept. Which algorithm runs on them --
 /// partitioning (partitioning.hpp) -- does not know which coordinates it works in.
 
+#include <Eigen/QR>
+
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "loopdyn/dynamics/formulation.hpp"
 #include "loopdyn/dynamics/joint_space_equations.hpp"
+#include "loopdyn/dynamics/kept_rows.hpp"
+#include "loopdyn/dynamics/kinetic_gram.hpp"
 #include "loopdyn/kinematics/coordinates.hpp"
 
 namespace loopdyn {
@@ -80,6 +84,34 @@ class CoordinateEquations {
   /// (scaled) norm solution where the rows kept are redundant (absolute: leastNormMultipliers over
   /// every row; joint coordinates: over the rows kept, the tree joints' then from the bodies').
   virtual void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) = 0;
+
+  // ---- Gauss's principle (paper 001, eq. (11)) in the structure these coordinates have:
+  // absolute, the kinetic Gram matrices of kinetic_gram.hpp over the block-diagonal M^-1 and C by
+  // rows; joint coordinates, M_r = L L^T and the square-root factor L^-1 C_r^T ----
+
+  /// Every row kept, redundant ones allowed (lagrange): w' (accelerations(ws), and ws.a) and one
+  /// solution mu of the rows' multipliers (rows()' order). `factorized`: ws.kin, ws.inverse_mass and
+  /// ws.gram_all already hold x's (projectState leaves them so; absolute coordinates reuse them).
+  /// "" or why not.
+  virtual std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                   const Baumgarte& baumgarte, bool factorized, VecX& mu) = 0;
+  /// After gaussAllRows: ws.lambda, every row's multiplier, the least (scaled) norm ones where
+  /// they are not unique.
+  virtual void gaussMultipliers(const Model& model, DynamicsWorkspace& ws) = 0;
+  /// What gaussOnRows needs at x (the constraints, the forces, the metric). "" or why not.
+  virtual std::string prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                      const Baumgarte& baumgarte) = 0;
+  /// Only the rows `kept` (positions in rows(), ascending; elimination): w', ws.a and their
+  /// multipliers in mu (zero on the others). False where they are dependent here (kept_rows.hpp's
+  /// pivot test), nothing solved.
+  virtual bool gaussOnRows(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
+                           const std::vector<int>& kept, VecX& mu) = 0;
+  /// At = L^-1 C^T diag(row) in the Cholesky factor of M = L L^T, after prepareKeptRows (the
+  /// diagnosis of kept rows that failed, KeptRowsSolver::diagnose).
+  virtual const MatX& metricScaledTransposed(const Model& model, DynamicsWorkspace& ws) = 0;
+  /// What the rows kept are called in messages.
+  virtual const char* constraintsName() const = 0;
+
   /// An orthonormal basis of the carried coordinates' admissible motions (scaled, n x f) from one
   /// of the bodies' (scaled, nv x f: singular_start.hpp's), at x.
   virtual MatX basisFromBodies(const DynamicsWorkspace& ws, const State& x, const MatX& T) const = 0;
@@ -128,6 +160,15 @@ class BodyCoordinateEquations final : public CoordinateEquations {
   void rateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, MatX& AdotT) override;
   void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) override;
   MatX basisFromBodies(const DynamicsWorkspace&, const State&, const MatX& T) const override { return T; }
+  std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
+                           bool factorized, VecX& mu) override;
+  void gaussMultipliers(const Model& model, DynamicsWorkspace& ws) override;
+  std::string prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+                              const Baumgarte& baumgarte) override;
+  bool gaussOnRows(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
+                   const std::vector<int>& kept, VecX& mu) override;
+  const MatX& metricScaledTransposed(const Model& model, DynamicsWorkspace& ws) override;
+  const char* constraintsName() const override { return "the constraint matrix"; }
   void massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const override;
   void bodyAccelerations(const State&, DynamicsWorkspace&) const override {}
   void multipliers(const Model& model, DynamicsWorkspace& ws, const VecX& mu) const override;
@@ -141,6 +182,8 @@ class BodyCoordinateEquations final : public CoordinateEquations {
  private:
   int n_;
   VecX force_;  ///< F - M a
+  KineticGram gram_kept_;  ///< G over the rows gaussOnRows keeps
+  MatX At_;                ///< metricScaledTransposed's
 };
 
 /// The spanning tree's joint velocities: relative coordinates.
@@ -160,12 +203,21 @@ class JointCoordinateEquations final : public CoordinateEquations {
   void toPositions(const Model& model, State& x) const override;
   std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const override;
   void constraintsFromKinematics(const Model& model, DynamicsWorkspace& ws, const State& x) override;
-  void bodyVelocities(State& x) const override { tree_.absoluteState(x.q_r, x.v_r, x.t, x); }
+  void bodyVelocities(State& x) const override;
   void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte,
                 bool rates = false) override;
   void rateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, MatX& AdotT) override;
   void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) override;
   MatX basisFromBodies(const DynamicsWorkspace& ws, const State& x, const MatX& T) const override;
+  std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
+                           bool factorized, VecX& mu) override;
+  void gaussMultipliers(const Model& model, DynamicsWorkspace& ws) override { leastNormMultipliers(model, ws); }
+  std::string prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+                              const Baumgarte& baumgarte) override;
+  bool gaussOnRows(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
+                   const std::vector<int>& kept, VecX& mu) override;
+  const MatX& metricScaledTransposed(const Model&, DynamicsWorkspace&) override { return At_; }
+  const char* constraintsName() const override { return "the constraints left by joint coordinates"; }
   void massMatrix(const Model& model, DynamicsWorkspace& ws, MatX& M) const override;
   void bodyAccelerations(const State& x, DynamicsWorkspace& ws) const override;
   void multipliers(const Model& model, DynamicsWorkspace& ws, const VecX& mu) const override;
@@ -186,6 +238,13 @@ class JointCoordinateEquations final : public CoordinateEquations {
   MatX JT_, JdotT_;
   TreeKinematics::JacobianTimesScratch jacobian_scratch_;
   VecX mu_;
+  // Gauss's principle's: M_r = L L^T, At = L^-1 C_r^T diag(row), z0 = L^-1 Q_r
+  Eigen::LLT<MatX> mass_llt_;
+  MatX B_;  ///< L^-1 C_r^T
+  Eigen::CompleteOrthogonalDecomposition<MatX> cod_;  ///< of B_
+  MatX At_;
+  VecX z0_, scaled_gamma_;
+  KeptRowsSolver solver_;
 };
 
 /// Joint coordinates of an absolute state whose tree joints hold (x.q_r, x.v_r; angles near the

@@ -1,25 +1,11 @@
 #pragma once
-/// Forward dynamics in absolute coordinates: accelerations a and multipliers lambda from
+/// The formulation interface: forward dynamics of a constrained mechanism,
 ///   [M C^T; C 0] [a; lambda] = [F; Gamma]                              (paper 001, eq. (11))
-/// for a constraint matrix C that may be rank-deficient (redundant constraints).
-///
-///   lagrange     Gauss's principle through the kinetic Gram matrix G = C_r M^-1 C_r^T
-///                (kinetic_gram.hpp): G lambda_s = C_r M^-1 F - Gamma_r, a = M^-1 (F - C_r^T
-///                lambda_s). The accelerations are the unique ones. Of the infinitely many
-///                multiplier vectors of a redundant model, the reported ones (Evaluation::
-///                multipliers) are those of least scaled norm, lambda_s = (C_s^T)^+ diag(col)
-///                (F - M a) by a complete orthogonal decomposition: that choice decides every
-///                non-unique reaction.
-///   elimination  only the rows `kept` are used (paper 001, sect. 3.1): Gauss's principle as above
-///                on the kept rows' kinetic Gram matrix G_K = C_K,r M^-1 C_K,r^T (kinetic_gram.hpp;
-///                independent where its pivot ratio is above kDependentPivot^2); the eliminated
-///                multipliers are zero. The kept rows must be independent; they are chosen by QR
-///                with column pivoting of C^T (analysis/constraint_rank.hpp) or named by the user.
-///                Which rows are redundant can change along the motion (the spatial four-bar's
-///                joint-frame equations O4.rx, B.ry, O2.ry chosen at t = 0 leave A.ry dependent
-///                at t = 1.4 s, a regular configuration): an automatic choice is then replaced,
-///                for that evaluation, by the rows QR keeps there. At a singular configuration
-///                (rank below the number of kept rows) elimination cannot go on and says so.
+/// for a constraint matrix C that may be rank-deficient (redundant constraints), and what a
+/// simulation asks of a formulation (sim/simulation.hpp). The formulations themselves --
+/// lagrange, elimination, partitioning, projection (dynamics/formulations/, each in either
+/// coordinates over coordinate_equations.hpp), the DCA and the HDCA (dynamics/dca/) -- implement
+/// it; this header also holds the projections onto the constraints that they share.
 ///
 /// Projection in the right-hand side (Evaluation::project). Near a singular configuration the
 /// accelerations computed at a configuration q are those of the level set Phi = Phi(q) through q:
@@ -221,15 +207,6 @@ class Formulation {
 };
 
 
-class LagrangeFormulation final : public Formulation {
- public:
-  std::string_view name() const override { return "lagrange"; }
-  /// At x as given (no projection), with the least-norm multipliers.
-  std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
-  std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
-                       Eigen::Ref<VecX> du, const Evaluation& how) const override;
-};
-
 /// The scaled position residual ||Phi_s|| / L the projections below stop at (rounding level).
 inline constexpr Scalar kProjectionTolerance = 1e-14;
 
@@ -257,24 +234,6 @@ void stabilizedGamma(const Model& model, DynamicsWorkspace& ws, const State& x, 
 /// lambda = diag(row) (C_s^T)^+ diag(col) f, the rank of C_s^T decided with kRankThreshold. Uses
 /// ws.kin.C as evaluated.
 void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws, const VecX& constraint_force);
-
-class EliminationFormulation final : public Formulation {
- public:
-  /// eliminated: rows of C removed from the equations (their multipliers are reported as zero).
-  /// reselect: where those leave dependent equations at a regular configuration, use the rows
-  /// QR with column pivoting keeps there instead (for an automatic choice; a user's choice fails).
-  EliminationFormulation(const Model& model, std::vector<int> eliminated, bool reselect = false);
-  std::string_view name() const override { return "elimination"; }
-  std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
-  std::vector<int> eliminatedEquations() const override { return eliminated_; }
-  bool passesSingularConfigurations() const override { return false; }
-
- private:
-  std::vector<int> eliminated_, kept_;
-  bool reselect_;
-  // buffers (one formulation object per thread)
-  mutable KineticGram gram_;  ///< G over the kept rows
-};
 
 /// Rows of C by equation name ("C.y", "W4"); throws InvalidArgument naming an unknown one.
 std::vector<int> equationRows(const Model& model, const std::vector<std::string>& names);

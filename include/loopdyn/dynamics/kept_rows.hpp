@@ -1,7 +1,7 @@
 #pragma once
 /// Gauss's principle on a set of independent constraint rows (paper 001, sect. 3.1, eq. (11)
 /// without the eliminated rows) for a dense mass matrix: elimination in joint coordinates
-/// (relative_elimination.hpp). (In absolute coordinates M is block-diagonal and elimination
+/// (elimination.hpp, JointCoordinateEquations). (In absolute coordinates M is block-diagonal and elimination
 /// solves with the kept rows' kinetic Gram matrix instead, kinetic_gram.hpp; both share the
 /// independence test and the diagnosis below.)
 ///

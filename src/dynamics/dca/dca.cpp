@@ -681,7 +681,7 @@ void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, 
   forwardDynamicsByDca(dca_, tree_, model, ws, x, gamma_shift);
 }
 
-std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool) const {
+std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation&) const {
   // the dense constraint evaluation only where something reads it: Baumgarte's terms, the
   // drivers' power lambda^T b (scleronomic rows have b = 0 at any state); every multiplier comes
   // from the assembly, and the reactions from them without C (kinematics/pair_wrench.hpp)

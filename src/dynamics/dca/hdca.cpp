@@ -410,7 +410,7 @@ void HdcaFormulation::accelerations(const Model& model, DynamicsWorkspace& ws, c
   forwardDynamicsByDca(hdca_.assembly(), tree_, model, ws, x, no_shift);
 }
 
-std::string HdcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool) const {
+std::string HdcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation&) const {
   evaluateConstraints(model, ws.kin, x);
   accelerations(model, ws, x);
   return {};

@@ -15,7 +15,7 @@
 #include "test_models.hpp"
 
 #include "loopdyn/dynamics/mass_and_forces.hpp"
-#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "support/against_lagrange.hpp"
 
 namespace loopdyn {
@@ -35,7 +35,7 @@ TEST(DivideAndConquer, OpenTreesAccelerateAsRelativeLagrange) {
     test::randomJointState(model, tree, rng, x.q_r, x.v_r);
     tree.absoluteState(x.q_r, x.v_r, 0, x);
 
-    const RelativeLagrangeFormulation lagrange(model);
+    const LagrangeFormulation lagrange(model, true);
     const DcaFormulation dca(model);
     DynamicsWorkspace lws(model), dws(model);
     VecX du_l(tree.nv()), du_d(tree.nv());

@@ -3,6 +3,8 @@
 // criterion without disturbing the motion, and a singular start is refused.
 
 #include "loopdyn/dynamics/formulations/partitioning.hpp"
+#include "loopdyn/dynamics/formulations/elimination.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/dynamics/formulations/projection.hpp"
 
 #include <gtest/gtest.h>
@@ -71,7 +73,7 @@ TEST(Partitioning, SameAccelerationsAsLagrangeAndTheThreeReactionSchemesAgree) {
     ASSERT_EQ(partitioning.evaluate(model, ws, xs, u, du, Evaluation{true, false}), "");
     EXPECT_LT(relative(xs.v, x.v), 1e-10);
 
-    ASSERT_EQ(LagrangeFormulation().solve(model, ws_l, x), "");
+    ASSERT_EQ(LagrangeFormulation(model).solve(model, ws_l, x), "");
     EXPECT_LT(relative(ws.a, ws_l.a), 1e-8);
     const Partition& p = partitioning.partition();
     ASSERT_EQ(EliminationFormulation(model, partitioning.eliminatedEquations()).solve(model, ws_e, x), "");
@@ -129,7 +131,7 @@ TEST_P(PartitioningSwitching, SwitchesKeepTheMotionAndTheEnergy) {
   const Scalar rtol = GetParam().rtol;
   const int rank = genericRank(model, x0);
   PartitioningFormulation switching(model, rank), fixed(model, rank, 0);
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   const Scalar t_end = GetParam().t_end;
   const Recorded a = runModel(model, switching, t_end, rtol);
   const Recorded b = runModel(model, fixed, t_end, rtol);

@@ -15,6 +15,7 @@
 #include <random>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/dynamics/formulations/projection.hpp"
 #include "loopdyn/dynamics/singular_start.hpp"
 #include "loopdyn/dynamics/tangent_space.hpp"
@@ -160,7 +161,7 @@ TEST_P(ProjectionPaperModels, RankDropsContinuousVelocitiesSameMotionAsLagrange)
   ASSERT_EQ(genericRank(p.name), p.rank);
   const Scalar rtol = 1e-10;
   ProjectionFormulation continued(model, p.rank, true), plain(model, p.rank, false);
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   const Recorded a = runModel(p.name, continued, 3, rtol);
   // (the plain basis, restarted in a new arbitrary rotation after every step, is here for its
   // jumps; through the 2x2 four-bar's passages its energy balance drifts by 3e-6, above the
@@ -221,7 +222,7 @@ TEST_P(ProjectionBundledModels, SameAccelerationsAndMultipliersAsLagrange) {
   const RankReport rank = analyzeConstraints(model, kin, x, RankOptions{});
   ASSERT_FALSE(rank.singular);
   DynamicsWorkspace ws_l(model), ws_p(model);
-  ASSERT_EQ(LagrangeFormulation().solve(model, ws_l, x), "");
+  ASSERT_EQ(LagrangeFormulation(model).solve(model, ws_l, x), "");
   ASSERT_EQ(ProjectionFormulation(model, rank.generic_rank).solve(model, ws_p, x), "");
   EXPECT_LT((ws_p.a - ws_l.a).norm(), 1e-8 * std::max<Scalar>(1, ws_l.a.norm()));
   EXPECT_LT((ws_p.lambda - ws_l.lambda).norm(), 1e-8 * std::max<Scalar>(1, ws_l.lambda.norm()));
@@ -306,7 +307,7 @@ TEST_P(ProjectionSingularStarts, StartsAtRestOnTheBranchOfItsAcceleration) {
   EXPECT_LT((start.T.transpose() * start.T - MatX::Identity(f, f)).norm(), 1e-12);
   EXPECT_LT((ws.tangent.At.transpose() * start.T).norm(), 1e-10);
   DynamicsWorkspace ws_l(model);
-  ASSERT_EQ(LagrangeFormulation().solve(model, ws_l, x0), "");
+  ASSERT_EQ(LagrangeFormulation(model).solve(model, ws_l, x0), "");
   const VecX a_scaled = ws_l.a.cwiseQuotient(ws_l.scaling.col);
   if (c.on_branch) {
     EXPECT_GT(std::abs(a_scaled.normalized().dot(start.T.col(0))), 1 - 1e-8);
@@ -319,7 +320,7 @@ TEST_P(ProjectionSingularStarts, StartsAtRestOnTheBranchOfItsAcceleration) {
   // projection formulation there: docs/formulations.md)
   const Scalar rtol = 1e-10, t_end = 1;
   ProjectionFormulation projection(model, rank, true);
-  LagrangeFormulation lagrange;
+  LagrangeFormulation lagrange(model);
   const Recorded a = runModel(c.name, projection, t_end, rtol);
   const Recorded b = runModel(c.name, lagrange, t_end, rtol);
   ASSERT_FALSE(a.result.events.empty());

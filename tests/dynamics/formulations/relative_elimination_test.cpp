@@ -4,7 +4,7 @@
 // decides -- equal the absolute formulation's; the choice of rows, the refusals and the stop at a
 // singular configuration.
 
-#include "loopdyn/dynamics/formulations/relative_elimination.hpp"
+#include "loopdyn/dynamics/formulations/elimination.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/dynamics/formulations/projection.hpp"
-#include "loopdyn/dynamics/formulations/relative_lagrange.hpp"
+#include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "support/against_lagrange.hpp"
 #include "test_models.hpp"
@@ -54,7 +54,7 @@ TEST(RelativePartitioning, SwitchesKeepTheMotionAndTheEnergy) {
   for (const char* name : {"rssr", "hdca_case2_eight_body_loop", "knife_edge_car"}) {
     const Model model = test::loadModel(name);
     PartitioningFormulation partitioning(model, genericRank(model), kSwitchRatio, true);
-    RelativeLagrangeFormulation lagrange(model);
+    LagrangeFormulation lagrange(model, true);
     const Recorded a = run(model, partitioning, 3), b = run(model, lagrange, 3);
     ASSERT_TRUE(a.result.ok) << name << ": " << a.result.failure;
     ASSERT_TRUE(b.result.ok) << name << ": " << b.result.failure;

@@ -357,7 +357,7 @@ class DcaFormulation final : public JointCoordinateFormulation {
   /// where something reads it: Baumgarte's terms, or drivers (their power lambda^T b). A
   /// right-hand side without them is O(n); the simulation evaluates the constraints itself for
   /// its checks.
-  std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const override;
+  std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
 
  private:
   mutable DivideAndConquer dca_;  ///< (its buffers: one formulation object per thread, as every formulation)

@@ -166,7 +166,7 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
 
  protected:
-  std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, bool multipliers) const override;
+  std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
 
  private:
   /// The acceleration level (ws.a, ws.lambda) on hdca_'s assembly.

@@ -1,0 +1,59 @@
+#pragma once
+/// Elimination of redundant constraints (paper 001, sect. 3.1), in either coordinates
+/// (coordinate_equations.hpp): of the rows the coordinates keep as constraints, the redundant ones
+/// are removed and Gauss's principle runs on the rest, whose multipliers are reported (the
+/// eliminated rows' are zero). The kept rows must be independent (kept_rows.hpp's pivot test:
+/// absolute on their kinetic Gram matrix G_K = C_K M^-1 C_K^T, kinetic_gram.hpp; joint
+/// coordinates on At = L_r^-1 C_r^T diag(row) in the metric M_r = L_r L_r^T, a_r = L_r^-T z).
+/// They are chosen by QR with column pivoting of the scaled C^T (analysis/constraint_rank.hpp;
+/// redundantRows below) or named by the user. In joint coordinates the tree joints' equations hold
+/// by construction and are independent among themselves, so only rows outside the spanning tree
+/// can go.
+///
+/// Which rows are redundant can change along the motion (the spatial four-bar's joint-frame
+/// equations O4.rx, B.ry, O2.ry chosen at t = 0 leave A.ry dependent at t = 1.4 s, a regular
+/// configuration): an automatic choice is then replaced, for that evaluation, by the rows QR keeps
+/// there. At a singular configuration (rank below the number of kept rows) elimination cannot go
+/// on and says so, naming the dependent rows (passesSingularConfigurations() is false).
+///
+/// Reactions: with the eliminated rows' multipliers zero, the rows left are independent, so the
+/// kept rows' multipliers are unique, and in joint coordinates C_left^T lambda_left = F - M A
+/// (the tree joints' and the kept rows', A = J a_r + Jdot v_r) has one solution: the same
+/// reactions as absolute elimination of the same rows.
+
+#include <string>
+#include <vector>
+
+#include "loopdyn/dynamics/formulations/velocity_formulation.hpp"
+
+namespace loopdyn {
+
+class EliminationFormulation final : public VelocityFormulation {
+ public:
+  /// eliminated: rows of C removed from the equations (in joint coordinates rows outside the
+  /// spanning tree; throws InvalidArgument naming a tree joint's). reselect: where those leave
+  /// dependent equations at a regular configuration, use the rows QR with column pivoting keeps
+  /// there instead (for an automatic choice; a user's choice fails). relative: in joint coordinates.
+  EliminationFormulation(const Model& model, std::vector<int> eliminated, bool reselect = false, bool relative = false);
+  std::string_view name() const override { return "elimination"; }
+  std::vector<int> eliminatedEquations() const override { return eliminated_; }
+  bool passesSingularConfigurations() const override { return false; }
+  /// mu^T b over the kept rows (the tree joints do no work).
+  Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
+
+ protected:
+  std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
+
+ private:
+  std::vector<int> eliminated_;  ///< rows of C, ascending
+  std::vector<int> kept_;        ///< positions in the rows the coordinates keep (CoordinateEquations::rows)
+  bool reselect_;
+  mutable VecX mu_;  ///< multipliers of the rows kept by the coordinates (one formulation object per thread)
+};
+
+/// The rows of `equations` that QR with column pivoting of their scaled transpose leaves out at x
+/// (an assembled, regular state), for a rank `rank` of those rows; empty where the coordinates
+/// cannot describe x (the formulation's solve then says why).
+std::vector<int> redundantRows(const Model& model, CoordinateEquations& equations, const State& x, int rank);
+
+}  // namespace loopdyn
