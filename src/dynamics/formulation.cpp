@@ -24,7 +24,7 @@ std::unique_ptr<Coordinates> Formulation::coordinates(const Model& model) const 
   return std::make_unique<AbsoluteCoordinates>(model);
 }
 
-std::string Formulation::start(const Model&, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
+std::string Formulation::begin(const Model&, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
   u = x.v;
   return {};
 }

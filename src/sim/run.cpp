@@ -32,7 +32,7 @@ constexpr std::size_t kMaxEvents = 1000;
 /// the joint coordinates and, where u holds them, the joint velocities
 /// (kinematics/joint_error_weights.hpp); the other entries (momenta, a basis, generalized
 /// velocities, the driver work) by the integrator's own formula. A function of y alone.
-std::function<void(const Scalar*, Scalar*)> jointCoordinateWeights(const Model& model, const JointCoordinates& joints,
+std::function<void(const Scalar*, Scalar*)> jointCoordinateWeights(const Model& model, const TreeKinematics& tree,
                                                                    const Formulation& formulation, int nu,
                                                                    const ode::Options& ode) {
   struct Buffers {
@@ -41,17 +41,17 @@ std::function<void(const Scalar*, Scalar*)> jointCoordinateWeights(const Model& 
     VecX q_r, v_r;
     std::vector<BodyMotion> motion;
   };
-  const int nq = joints.size(), n = nq + nu + 1;
+  const int nq = tree.nq(), n = nq + nu + 1;
   auto buffers = std::make_shared<Buffers>(
-      Buffers{JointErrorWeights(joints.tree(), ode.rtol, ode.atol, n, model.nq() + model.nv() + 1), State{}, VecX(nq),
-              VecX::Zero(joints.tree().nv()), std::vector<BodyMotion>(static_cast<std::size_t>(model.nb()))});
-  return [&model, &joints, &formulation, buffers, nq, nu, n, ode](const Scalar* y, Scalar* w) {
+      Buffers{JointErrorWeights(tree, ode.rtol, ode.atol, n, model.nq() + model.nv() + 1), State{}, VecX(nq),
+              VecX::Zero(tree.nv()), std::vector<BodyMotion>(static_cast<std::size_t>(model.nb()))});
+  return [&model, &tree, &formulation, buffers, nq, nu, n, ode](const Scalar* y, Scalar* w) {
     for (int i = 0; i < n; ++i) w[i] = 1 / (ode.atol + ode.rtol * std::min(std::abs(y[i]), ode.magnitude_cap(i)));
     Buffers& b = *buffers;
     const bool velocities = formulation.carriesJointVelocities();
     b.q_r = Eigen::Map<const VecX>(y, nq);
     if (velocities) b.v_r = Eigen::Map<const VecX>(y + nq, nu);
-    joints.tree().absoluteState(b.q_r, b.v_r, 0, b.x);  // (without joint velocities: at rest)
+    tree.absoluteState(b.q_r, b.v_r, 0, b.x);  // (without joint velocities: at rest)
     b.x.q_r = b.q_r;
     for (BodyIndex body = 0; body < model.nb(); ++body)
       b.motion[static_cast<std::size_t>(body)] = bodyMotion(model, b.x.q, b.x.v, body);
@@ -72,9 +72,8 @@ Run::Run(const Model& model_, Formulation& formulation_, const State& x0_, const
 SimulationResult Run::go() {
   if (const std::optional<OptionProblem> problem = simulationOptionsProblem(options, x0.t))
     throw InvalidArgument(problem->option + ": " + problem->message);
-  formulation.baumgarte = options.stabilization == Stabilization::Baumgarte
-                              ? Baumgarte{options.baumgarte_alpha, options.baumgarte_beta}
-                              : Baumgarte{};
+  if (options.stabilization == Stabilization::Baumgarte)
+    settings.baumgarte = Baumgarte{options.baumgarte_alpha, options.baumgarte_beta};
   // (the integrator lets each position err by about rtol |q| + atol: the scaled violation drifts by
   // max(rtol, atol / L) a step, and a trigger below that would project after every step)
   tolerance = options.projection_tolerance > 0
@@ -99,7 +98,7 @@ void Run::chooseRank() {
     if (regular_ratio <= 0) regular_ratio = report.generic_ratio;
   }
   result.generic_rank = rank;
-  formulation.ratio_scale = ratioScale(regular_ratio);
+  settings.ratio_scale = ratioScale(regular_ratio);
   if (const Scalar drift = std::max(options.ode.rtol, options.ode.atol / model.characteristicLength());
       options.stabilization == Stabilization::Projection && tolerance < drift) {
     std::ostringstream os;
@@ -213,7 +212,7 @@ bool Run::start() {
   }
   y0(nq + nu) = 0;
   if (const std::string problem =
-          start_problem.empty() ? formulation.start(model, ws, x0, y0.segment(nq, nu)) : start_problem;
+          start_problem.empty() ? formulation.start(model, ws, x0, y0.segment(nq, nu), settings) : start_problem;
       !problem.empty()) {
     result.fail(RunStatus::StartFailed, x0.t, "at " + timeLabel(x0.t) + ": " + problem);
     result.final_state = x0;
@@ -225,8 +224,8 @@ bool Run::start() {
   ode::Options ode_options = options.ode;
   ode_options.magnitude_cap = VecX::Constant(y0.size(), std::numeric_limits<Scalar>::infinity());
   for (const int angle : coordinates->angles()) ode_options.magnitude_cap(angle) = std::numbers::pi;
-  if (const auto* joints = dynamic_cast<const JointCoordinates*>(coordinates.get()))
-    ode_options.error_weights = jointCoordinateWeights(model, *joints, formulation, nu, ode_options);
+  if (const TreeKinematics* tree = coordinates->tree())
+    ode_options.error_weights = jointCoordinateWeights(model, *tree, formulation, nu, ode_options);
   integrator.emplace(options.integrator, rhs, x0.t, y0, ode_options);
   collocation.emplace(static_cast<int>(y0.size()));
   dt = options.sample_interval;
@@ -237,7 +236,7 @@ bool Run::start() {
 /// The watch at the start (an off-branch start fails), the evaluation mode, the first sample
 /// and the step state.
 void Run::startStepping() {
-  watch.emplace(rank, formulation.ratio_scale);
+  watch.emplace(rank, settings.ratio_scale);
   ratio_start = watch->start(model, watch_ws, x0);
   if (ratio_start < kCrossingRatio) {
     if (std::string problem = offBranchStart(model, watch_ws, x0, rank); !problem.empty())

@@ -77,6 +77,7 @@ class Run {
   Scalar tolerance = 0;  ///< the projection trigger (scaled violation)
   KinematicsWorkspace check;
   int rank = 0;
+  RunSettings settings;  ///< what the formulation is started with (Baumgarte's terms, the ratio scale)
   // ODE state y = (p, u, W): the formulation's positions (absolute or joint coordinates,
   // kinematics/coordinates.hpp), its velocity variables, driver work
   std::unique_ptr<Coordinates> coordinates;

@@ -97,6 +97,14 @@ struct Baumgarte {
   Scalar beta = 0;   ///< 1/s
 };
 
+/// What a simulation sets for its run (Formulation::start; sim/simulation.hpp).
+struct RunSettings {
+  Baumgarte baumgarte;  ///< Gamma - 2 alpha (C v + b) - beta^2 Phi in the accelerations (off: zero)
+  /// The watch's ratio scale (ratioScale, singular_watch.hpp): a formulation's own |R_rr| / |R_11|
+  /// thresholds apply to its ratios divided by this.
+  Scalar ratio_scale = 1;
+};
+
 class Formulation {
  public:
   virtual ~Formulation() = default;
@@ -123,8 +131,14 @@ class Formulation {
   /// then weighs their errors by the bodies' motion they cause (JointErrorWeights), as it weighs
   /// the joint coordinates'; other entries of u keep its own formula.
   virtual bool carriesJointVelocities() const { return false; }
-  /// Sets up the formulation's own choices at the assembled state x and writes u for it.
-  virtual std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u);
+  /// Sets up the formulation for a run with `settings` (kept until the next start) and its own
+  /// choices at the assembled state x, and writes u for it.
+  std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u,
+                    const RunSettings& settings = {}) {
+    settings_ = settings;
+    return begin(model, ws, x, u);
+  }
+  const RunSettings& settings() const { return settings_; }
   /// What start chose that the log should show, e.g. the branch at a singular start (its time is
   /// the start's).
   virtual std::optional<RunEvent> startEvent() const { return std::nullopt; }
@@ -200,10 +214,11 @@ class Formulation {
   virtual int generalizedVelocityCount(const Model&) const { return 0; }
   virtual Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const { return u.head(0); }
 
-  Baumgarte baumgarte;
-  /// The simulation's watch scale (ratioScale, singular_watch.hpp): a formulation's own
-  /// |R_rr| / |R_11| thresholds apply to its ratios divided by this.
-  Scalar ratio_scale = 1;
+ protected:
+  /// start's own part: the formulation's choices at x, and u.
+  virtual std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u);
+
+  RunSettings settings_;  ///< the last start's
 };
 
 

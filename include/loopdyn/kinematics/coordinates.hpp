@@ -20,6 +20,8 @@ class Coordinates {
   virtual ~Coordinates() = default;
   /// True for joint coordinates.
   virtual bool relative() const = 0;
+  /// The spanning tree joint coordinates are taken on (nullptr for absolute coordinates).
+  virtual const TreeKinematics* tree() const = 0;
   /// Number of integrated positions.
   virtual int size() const = 0;
   /// x.t and the absolute positions x.q from integrated positions p (joint coordinates: also
@@ -43,6 +45,7 @@ class AbsoluteCoordinates final : public Coordinates {
  public:
   explicit AbsoluteCoordinates(const Model& model) : model_(model) {}
   bool relative() const override { return false; }
+  const TreeKinematics* tree() const override { return nullptr; }
   int size() const override { return model_.nq(); }
   void toState(Scalar t, Eigen::Ref<const VecX> p, State& x, bool normalize) const override;
   void positionsOf(const State& x, Eigen::Ref<VecX> p) const override;
@@ -64,7 +67,7 @@ class JointCoordinates final : public Coordinates {
   void fromState(State& x, Eigen::Ref<VecX> p) const override;
   void rates(const State& x, Scalar* pdot) const override;
   std::vector<int> angles() const override;
-  const TreeKinematics& tree() const { return tree_; }
+  const TreeKinematics* tree() const override { return &tree_; }
 
  private:
   TreeKinematics tree_;

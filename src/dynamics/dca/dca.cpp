@@ -685,12 +685,12 @@ std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, c
   // the dense constraint evaluation only where something reads it: Baumgarte's terms, the
   // drivers' power lambda^T b (scleronomic rows have b = 0 at any state); every multiplier comes
   // from the assembly, and the reactions from them without C (kinematics/pair_wrench.hpp)
-  const bool stabilized = baumgarte.alpha != 0 || baumgarte.beta != 0;
+  const bool stabilized = settings_.baumgarte.alpha != 0 || settings_.baumgarte.beta != 0;
   if (stabilized || !model.drivers().empty()) evaluateConstraints(model, ws.kin, x);
   // Baumgarte's terms, when on, as the absolute formulations add them (formulation.hpp)
   ws.Gamma.setZero(0);
   if (stabilized) {
-    stabilizedGamma(model, ws, x, baumgarte);
+    stabilizedGamma(model, ws, x, settings_.baumgarte);
     ws.Gamma -= ws.kin.Gamma;
   }
   forwardDynamics(model, ws, x, ws.Gamma);

@@ -324,7 +324,7 @@ std::vector<std::string> HdcaFormulation::costWarnings(const Model& model) const
   return {os.str()};
 }
 
-std::string HdcaFormulation::start(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
+std::string HdcaFormulation::begin(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
   joint_velocities_ = false;
   State xs = x;
   checkStateSize(model, xs);

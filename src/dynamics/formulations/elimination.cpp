@@ -38,8 +38,8 @@ EliminationFormulation::EliminationFormulation(const Model& model, std::vector<i
 std::string EliminationFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x,
                                             const Evaluation& how) const {
   CoordinateEquations& e = *equations_;
-  if (std::string problem = e.prepareKeptRows(model, ws, x, baumgarte); !problem.empty()) return problem;
-  if (!e.gaussOnRows(model, ws, x, baumgarte, kept_, mu_)) {
+  if (std::string problem = e.prepareKeptRows(model, ws, x, settings_.baumgarte); !problem.empty()) return problem;
+  if (!e.gaussOnRows(model, ws, x, settings_.baumgarte, kept_, mu_)) {
     // The kept rows are dependent here. QR with column pivoting of all of At (the same matrix and
     // the same 1e-6 as the pivot test) tells whether the configuration is singular, or within
     // that of one (rank below the number kept), or only the choice went bad.
@@ -50,7 +50,7 @@ std::string EliminationFormulation::solveAt(const Model& model, DynamicsWorkspac
              " equations kept after elimination (dependent: " + equationList(model, e.rows(), why.dependent) + ")";
     // a regular configuration where the initial choice fails (paper 001, sect. 3.1: which
     // equations are redundant may depend on the configuration): here, the QR choice
-    if (!reselect_ || !e.gaussOnRows(model, ws, x, baumgarte, why.independent, mu_))
+    if (!reselect_ || !e.gaussOnRows(model, ws, x, settings_.baumgarte, why.independent, mu_))
       return "the equations kept after elimination are dependent here (" + equationList(model, e.rows(), why.dependent) +
              ") although the mechanism is not singular: eliminate other equations";
   }

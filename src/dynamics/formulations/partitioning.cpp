@@ -181,7 +181,7 @@ std::string PartitioningFormulation::evaluateWith(const Partition& p, const Mode
            std::to_string(partitioned_.rcond()) + ") with the independent coordinates " +
            coordinateSet(names_, p.independent) +
            " (at a singular configuration of the mechanism every set is singular: --method projection passes it)";
-  e.evaluate(model, ws, x, baumgarte);
+  e.evaluate(model, ws, x, settings_.baumgarte);
   if (!partitioned_.accelerations(e.M(ws), e.F(ws), e.Gamma(ws), e.row(), e.col(ws), p, e.accelerations(ws), du))
     return "the reduced mass matrix D M D^T is not positive definite: the independent coordinates " +
            coordinateSet(names_, p.independent) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
@@ -220,10 +220,10 @@ std::string PartitioningFormulation::solve(const Model& model, DynamicsWorkspace
   return evaluateWith(p, model, ws, xs, w(p.independent), du, true);
 }
 
-std::string PartitioningFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
+std::string PartitioningFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x,
                                            Eigen::Ref<VecX> u) {
   switches_.clear();
-  if (const Scalar ratio = SingularWatch(rank_, ratio_scale).start(model, ws, x); ratio < kSingularRatio) {
+  if (const Scalar ratio = SingularWatch(rank_, settings_.ratio_scale).start(model, ws, x); ratio < kSingularRatio) {
     std::ostringstream os;
     os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio << " at rank " << rank_
        << "): no set of independent coordinates exists there; start from a regular configuration or use "

@@ -59,7 +59,7 @@ bool ProjectionFormulation::evaluateOnGram(const Model& model, DynamicsWorkspace
   massMatrix(model, ws.kin.motion, ws.M);
   appliedForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
   ws.Gamma = ws.kin.Gamma;
-  if (baumgarte.beta != 0) ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
+  if (settings_.baumgarte.beta != 0) ws.Gamma.head(model.m()) -= settings_.baumgarte.beta * settings_.baumgarte.beta * ws.kin.Phi;
   // the particular acceleration diag(col) Q1 p'' (eq. (10)), in velocity units
   w_.resize(r_);
   for (int k = 0; k < r_; ++k) {
@@ -138,7 +138,7 @@ std::string ProjectionFormulation::accelerations(const Model& model, DynamicsWor
   const TangentFactorization& tf = tangent_;
   const VecX& S = e.col(ws);
   // eqs. (10)-(11a); and C's rate along the motion for the continuation
-  e.evaluate(model, ws, x, baumgarte, true);
+  e.evaluate(model, ws, x, settings_.baumgarte, true);
   const MatX& M = e.M(ws);
   VecX& a = e.accelerations(ws);
   row_b_ = e.row().cwiseProduct(e.Gamma(ws));
@@ -165,7 +165,7 @@ std::string ProjectionFormulation::accelerations(const Model& model, DynamicsWor
   // others) the solve with R11 divides by rounding; there, on the constraints (project), T is the
   // closest basis at every evaluation anyway and its stored value is kept (X only for the drivers)
   du.tail(f_) = rhs_u_;
-  const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio * ratio_scale;
+  const bool frozen = how.project && r_ > 0 && tf.diagonalRatio(r_ - 1) < kFrozenBasisRatio * settings_.ratio_scale;
   continuationRates(
       tf, p1_, frozen, n_, f_, [&](MatX& AdotT) { e.rateTimes(model, ws, x, TS_, AdotT); }, AdotT_, X_, du);
   if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
@@ -202,7 +202,7 @@ Scalar ProjectionFormulation::constraintPower(const DynamicsWorkspace& ws, const
   return (e.M(ws) * e.accelerations(ws) - e.F(ws)).dot(e.velocities(x));
 }
 
-std::string ProjectionFormulation::start(const Model& model, DynamicsWorkspace& ws, const State& x,
+std::string ProjectionFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x,
                                          Eigen::Ref<VecX> u) {
   CoordinateEquations& e = *equations_;
   resets_ = 0;
@@ -216,7 +216,7 @@ std::string ProjectionFormulation::start(const Model& model, DynamicsWorkspace& 
   const Scalar ratio = r_ > 0 ? tf.diagonalRatio(r_ - 1) : 1;
   Eigen::Map<MatX> T(u.data(), n_, f_);
   keepIndependentRows(tf);
-  if (ratio >= kSingularRatio * ratio_scale) {
+  if (ratio >= kSingularRatio * settings_.ratio_scale) {
     T = tf.fullQ().rightCols(f_);
   } else {
     // a singular start: the branch the motion takes decides T (singular_start.hpp), found in the

@@ -20,7 +20,7 @@ std::string VelocityFormulation::solve(const Model& model, DynamicsWorkspace& ws
   return solveAt(model, ws, xs, how);
 }
 
-std::string VelocityFormulation::start(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
+std::string VelocityFormulation::begin(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
   State xs = x;
   checkStateSize(model, xs);
   if (std::string problem = equations_->carry(xs); !problem.empty()) return problem;

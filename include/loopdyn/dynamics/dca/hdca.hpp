@@ -137,7 +137,7 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   /// dca's (issue 46; measured in hdca.cpp).
   std::vector<std::string> costWarnings(const Model& model) const override;
   /// u = p of the assembled state x (sigma = 0).
-  std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// u = p: fills x.v_r (the joint velocities) and x.v, ws.kin.motion and ws.F, du = pdot; with
   /// how.project the positions are first moved onto the constraints (the velocities then follow
   /// from p there); with how.multipliers, or for a model with drivers, ws.kin (the dense

@@ -179,7 +179,7 @@ class PartitioningFormulation final : public Formulation {
   bool carriesVelocities() const override { return false; }
   bool velocitiesFollowPositions() const override { return true; }
   bool passesSingularConfigurations() const override { return false; }
-  std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// x holds the carried positions; fills x's velocities (and x.v_r in joint coordinates), ws.a
   /// (and ws.a_r) and du = a_I.
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,

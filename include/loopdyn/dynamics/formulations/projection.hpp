@@ -124,7 +124,7 @@ class ProjectionFormulation final : public Formulation {
 
   int velocityStateSize(const Model&) const override { return n_ * f_ + f_; }
   bool carriesVelocities() const override { return false; }
-  std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// x holds the carried positions; fills x's velocities (and x.v_r in joint coordinates), ws.a
   /// (and ws.a_r) and du = [T'; w'].
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,

@@ -33,7 +33,7 @@ class VelocityFormulation : public Formulation {
   bool carriesVelocities() const override { return !equations_->relative(); }
   bool carriesJointVelocities() const override { return equations_->relative(); }
   /// u = w of the assembled state x.
-  std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// x holds the carried positions; fills w = u in x, x's body velocities, and through solveAt
   /// ws.a (the bodies' accelerations), du = w', ws.kin, ws.F.
   std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
