@@ -136,29 +136,29 @@ PYBIND11_MODULE(_loopdyn, mod) {
   mod.def(
       "load", [](const std::string& path) { return PyModel{loopdyn::loadModel(path), path}; }, py::arg("path"),
       "Reads and compiles a model file; ModelError lists every problem as file:line:col.");
-  // the request as keyword arguments of the same names (the checks are the library's, as the CLI's)
-  mod.def(
-      "_simulate",
-      [](const PyModel& m, double t_end, const std::string& method, const std::string& integrator, double rtol,
-         double atol, double sample, const std::string& coordinates, const std::string& stabilization, int threads,
-         const std::vector<std::string>& columns, const std::string& reactions, double step, double max_step) {
-        loopdyn::SimulationRequest request;
-        request.t_end = t_end;
-        request.method = method;
-        request.integrator = integrator;
-        request.rtol = rtol;
-        request.atol = atol;
-        request.sample = sample;
-        request.coordinates = coordinates;
-        request.stabilization = stabilization;
-        request.threads = threads;
-        request.columns = columns;
-        request.reactions = reactions;
-        request.step = step;
-        request.max_step = max_step;
-        return simulateModel(m, request);
-      },
-      py::arg("model"), py::arg("t_end"), py::arg("method"), py::arg("integrator"), py::arg("rtol"), py::arg("atol"),
-      py::arg("sample"), py::arg("coordinates"), py::arg("stabilization"), py::arg("threads"), py::arg("columns"),
-      py::arg("reactions"), py::arg("step"), py::arg("max_step"));
+  // the library's request, field by field (its checks are the library's, as the CLI's)
+  py::class_<loopdyn::SimulationRequest>(mod, "_Request", "loopdyn::SimulationRequest (loopdyn.hpp)")
+      .def(py::init<>())
+      .def_readwrite("t_end", &loopdyn::SimulationRequest::t_end)
+      .def_readwrite("sample", &loopdyn::SimulationRequest::sample)
+      .def_readwrite("method", &loopdyn::SimulationRequest::method)
+      .def_readwrite("coordinates", &loopdyn::SimulationRequest::coordinates)
+      .def_readwrite("integrator", &loopdyn::SimulationRequest::integrator)
+      .def_readwrite("rtol", &loopdyn::SimulationRequest::rtol)
+      .def_readwrite("atol", &loopdyn::SimulationRequest::atol)
+      .def_readwrite("step", &loopdyn::SimulationRequest::step)
+      .def_readwrite("max_step", &loopdyn::SimulationRequest::max_step)
+      .def_readwrite("stabilization", &loopdyn::SimulationRequest::stabilization)
+      .def_readwrite("threads", &loopdyn::SimulationRequest::threads)
+      .def_readwrite("columns", &loopdyn::SimulationRequest::columns)
+      .def_readwrite("reactions", &loopdyn::SimulationRequest::reactions)
+      .def_readwrite("max_steps", &loopdyn::SimulationRequest::max_steps)
+      .def_readwrite("continuation", &loopdyn::SimulationRequest::continuation)
+      .def_readwrite("switching", &loopdyn::SimulationRequest::switching)
+      .def_readwrite("eliminate", &loopdyn::SimulationRequest::eliminate)
+      .def_readwrite("baumgarte_alpha", &loopdyn::SimulationRequest::baumgarte_alpha)
+      .def_readwrite("baumgarte_beta", &loopdyn::SimulationRequest::baumgarte_beta)
+      .def_readwrite("projection_tolerance", &loopdyn::SimulationRequest::projection_tolerance)
+      .def_readwrite("energy_tolerance", &loopdyn::SimulationRequest::energy_tolerance);
+  mod.def("_simulate", &simulateModel, py::arg("model"), py::arg("request"));
 }

@@ -37,7 +37,7 @@ Stabilization stabilizationNamed(const std::string& name) {
   return Stabilization::None;
 }
 
-SimulationOptions simulationOptions(const SimulationRequest& request, const State& x0, int generic_rank) {
+SimulationOptions simulationOptions(const SimulationRequest& request, const State& x0) {
   const auto integrator = ode::methodFromName(request.integrator);
   LOOPDYN_CHECK(integrator.has_value(), "integrator: unknown integrator '", request.integrator, "'");
   LOOPDYN_CHECK(std::isfinite(request.atol) && request.atol >= 0, "atol: must be 0 (rtol / 100) or a positive number");
@@ -51,17 +51,37 @@ SimulationOptions simulationOptions(const SimulationRequest& request, const Stat
   options.ode.max_step = request.max_step;
   options.ode.max_steps = request.max_steps;
   options.stabilization = stabilizationNamed(request.stabilization);
-  options.generic_rank = generic_rank;
-  if (const std::optional<OptionProblem> problem = simulationOptionsProblem(options, x0.t))
-    throw InvalidArgument(problem->option + ": " + problem->message);
+  options.baumgarte_alpha = request.baumgarte_alpha;
+  options.baumgarte_beta = request.baumgarte_beta;
+  options.projection_tolerance = request.projection_tolerance;
+  options.energy_tolerance = request.energy_tolerance;
   return options;
 }
 
 }  // namespace
 
-Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
+SimulationSetup setUpSimulation(const Model& model, const State& x0, const SimulationRequest& request) {
   LOOPDYN_CHECK(request.threads >= 1 && request.threads <= 1024, "threads: must be from 1 to 1024");
   LOOPDYN_CHECK(request.max_steps >= 1, "max_steps: must be 1 or more");
+  SimulationSetup setup;
+  setup.options = simulationOptions(request, x0);
+  FormulationChoice choice;
+  choice.method = request.method;
+  choice.coordinates = request.coordinates;
+  choice.continuation = request.continuation;
+  choice.switching = request.switching;
+  choice.eliminate = request.eliminate;
+  choice.threads = request.threads;
+  BuiltFormulation built = buildFormulation(model, x0, choice);
+  LOOPDYN_CHECK(built.formulation != nullptr, built.problem);
+  setup.formulation = std::move(built.formulation);
+  setup.eliminated = std::move(built.eliminated);
+  setup.options.generic_rank = built.generic_rank;
+  setup.options.regular_ratio = built.generic_ratio;
+  return setup;
+}
+
+Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
   Trajectory out;
   KinematicsWorkspace kin(model);
   const AssemblyResult assembled = assemble(model, kin, initialState(model));
@@ -70,19 +90,16 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
     return out;
   }
   const State& x0 = assembled.state;
-  FormulationChoice choice;
-  choice.method = request.method;
-  choice.coordinates = request.coordinates;
-  choice.threads = request.threads;
-  BuiltFormulation built = buildFormulation(model, x0, choice);
-  LOOPDYN_CHECK(built.formulation != nullptr, built.problem);
-  out.formulation = std::string(built.formulation->name());
-  SimulationOptions options = simulationOptions(request, x0, built.generic_rank);
-  options.regular_ratio = built.generic_ratio;
+  SimulationSetup setup = setUpSimulation(model, x0, request);
+  if (const std::optional<OptionProblem> problem = simulationOptionsProblem(setup.options, x0.t))
+    throw InvalidArgument(problem->option + ": " + problem->message);
+  const std::unique_ptr<Formulation>& formulation = setup.formulation;
+  SimulationOptions& options = setup.options;
+  out.formulation = std::string(formulation->name());
 
   const ColumnOptions column_options =
-      columnOptionsFor(request.columns, request.reactions, built.formulation->generalizedVelocityCount(model),
-                       built.formulation->coordinates(model)->relative());
+      columnOptionsFor(request.columns, request.reactions, formulation->generalizedVelocityCount(model),
+                       formulation->coordinates(model)->relative());
   const SampleColumns columns(model, uniquenessMarks(model, x0, column_options), column_options);
   const double values = std::floor(request.t_end / request.sample + 1) * static_cast<double>(columns.names().size());
   LOOPDYN_CHECK(values <= kMaxTrajectoryValues, "sample: the trajectory would hold ", values,
@@ -93,7 +110,7 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
 
   std::vector<std::vector<double>> rows;
   std::vector<double> row;
-  out.result = simulate(model, *built.formulation, x0, options, [&](const Sample& sample, const DynamicsWorkspace&) {
+  out.result = simulate(model, *formulation, x0, options, [&](const Sample& sample, const DynamicsWorkspace&) {
     columns.fill(model, sample, row);
     rows.push_back(row);
   });

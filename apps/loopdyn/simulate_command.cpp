@@ -16,9 +16,9 @@
 #include "exit_codes.hpp"
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
-#include "loopdyn/sim/formulation_choice.hpp"
 #include "loopdyn/analysis/projective_criterion.hpp"
 #include "loopdyn/io/csv_file.hpp"
+#include "loopdyn/loopdyn.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
 #include "model_loading.hpp"
 #include "progress_line.hpp"
@@ -32,72 +32,39 @@ namespace {
 
 struct SimulateOptions {
   std::string model_path, out_path;
-  Scalar t_end = 0, sample = 0.01;
-  std::string method = "lagrange";
-  std::string coordinates = "absolute";
-  bool continuation = true;
-  bool switching = true;
-  std::vector<std::string> eliminate;
-  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::string integrator = "dopri5";
-  Scalar rtol = 1e-8, atol = 0, max_step = 0, step = 1e-3;  // atol 0: rtol / 100
-  std::string stabilization = "projection";
-  Scalar baumgarte_alpha = 10, baumgarte_beta = 10;
-  Scalar projection_tolerance = 0;
-  Scalar energy_tolerance = 0;  ///< 0: energyTolerance's default
-  std::string reactions = "all";
+  /// What the library runs (loopdyn.hpp): every option but the outputs' binds to a field of it.
+  SimulationRequest request = [] {
+    SimulationRequest r;
+    r.t_end = 0;
+    r.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return r;
+  }();
   bool json = false;
   std::string report_path;  ///< --report: the HTML page (html_report.hpp)
   std::vector<std::string> points;  ///< --point NAME=BODY.MARKER
   bool mark_non_unique = false;     ///< --mark-non-unique
-  std::vector<std::string> columns = {"default"};  ///< --columns: column groups
 };
 
-Stabilization stabilizationFromName(const std::string& name) {
-  if (name == "baumgarte") return Stabilization::Baumgarte;
-  if (name == "none") return Stabilization::None;
-  return Stabilization::Projection;
-}
-
-/// The formulation the options choose, with what the summary says of it; nullptr (a usage error
-/// printed) when it cannot be built.
+/// The formulation the options choose (setUpSimulation), with what the summary says of it;
+/// nullptr (a usage error printed) when it cannot be built.
 std::unique_ptr<Formulation> chosenFormulation(const SimulateOptions& options, const Model& model, const State& x0,
                                                SimulationRun& run) {
-  FormulationChoice choice;
-  choice.method = options.method;
-  choice.coordinates = options.coordinates;
-  choice.continuation = options.continuation;
-  choice.switching = options.switching;
-  choice.eliminate = options.eliminate;
-  choice.threads = options.threads;
-  BuiltFormulation built = buildFormulation(model, x0, choice);
-  if (!built.formulation) {
-    std::cerr << "loopdyn: error: " << built.problem << '\n';
+  SimulationSetup setup;
+  try {
+    setup = setUpSimulation(model, x0, options.request);
+  } catch (const InvalidArgument& e) {
+    std::cerr << "loopdyn: error: " << e.what() << '\n';
     return nullptr;
   }
-  run.eliminated = built.eliminated;
-  run.formulation = std::string(built.formulation->name());
-  run.coordinates = built.formulation->coordinates(model)->relative() ? "relative" : "absolute";
-  run.continuation = options.continuation;
-  run.switching = options.switching;
-  run.integrator = options.integrator;
-  run.stabilization = options.stabilization;
-  SimulationOptions& so = run.options;
-  so.t_end = x0.t + options.t_end;
-  so.sample_interval = options.sample;
-  so.integrator = *ode::methodFromName(options.integrator);
-  so.ode.rtol = options.rtol;
-  so.ode.atol = options.atol > 0 ? options.atol : defaultAbsoluteTolerance(options.rtol);
-  so.ode.max_step = options.max_step;
-  so.ode.fixed_step = options.step;
-  so.stabilization = stabilizationFromName(options.stabilization);
-  so.baumgarte_alpha = options.baumgarte_alpha;
-  so.projection_tolerance = options.projection_tolerance;
-  so.energy_tolerance = options.energy_tolerance;
-  so.baumgarte_beta = options.baumgarte_beta;
-  so.generic_rank = built.generic_rank;
-  so.regular_ratio = built.generic_ratio;
-  return std::move(built.formulation);
+  run.eliminated = setup.eliminated;
+  run.formulation = std::string(setup.formulation->name());
+  run.coordinates = setup.formulation->coordinates(model)->relative() ? "relative" : "absolute";
+  run.continuation = options.request.continuation;
+  run.switching = options.request.switching;
+  run.integrator = options.request.integrator;
+  run.stabilization = options.request.stabilization;
+  run.options = setup.options;
+  return std::move(setup.formulation);
 }
 
 /// The columns --columns, --reactions and --point ask for; nothing (a usage error printed) when a
@@ -113,7 +80,7 @@ std::optional<ColumnOptions> chosenColumns(const SimulateOptions& options, const
     }
     points.push_back(point);
   }
-  ColumnOptions column_options = columnOptionsFor(options.columns, options.reactions,
+  ColumnOptions column_options = columnOptionsFor(options.request.columns, options.request.reactions,
                                                   formulation.generalizedVelocityCount(model), relative, points);
   column_options.mark_non_unique = options.mark_non_unique;
   if (!options.report_path.empty() && !column_options.bodies) {
@@ -213,7 +180,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   std::vector<std::vector<double>> kept_rows;  // --report
   ProgressLine progress(x0.t, run.options.t_end, stderrIsTerminal());
   progress.header("loopdyn simulate: " + model.name() + " (" + options.model_path + "), " + run.formulation + ", " +
-                  options.integrator + ", t = " + formatNumber(x0.t) + " .. " + formatNumber(run.options.t_end) + " s");
+                  options.request.integrator + ", t = " + formatNumber(x0.t) + " .. " + formatNumber(run.options.t_end) + " s");
   try {
     run.result = simulate(model, *formulation, x0, run.options, [&](const Sample& sample, const DynamicsWorkspace&) {
       columns.fill(model, sample, row);
@@ -250,7 +217,7 @@ namespace {
 
 /// --method, and what the run writes besides the CSV: --columns, --mark-non-unique, --point, --report.
 void addMethodAndOutputOptions(CLI::App* cmd, SimulateOptions* o) {
-  cmd->add_option("--method", o->method,
+  cmd->add_option("--method", o->request.method,
                   "Formulation: lagrange (least-norm multipliers), elimination (redundant equations removed), "
                   "partitioning (independent coordinates by the projective criterion, paper 003), projection (QR "
                   "tangent basis with continuation, paper 004), dca (Featherstone's divide-and-conquer algorithm on the assembly "
@@ -258,7 +225,7 @@ void addMethodAndOutputOptions(CLI::App* cmd, SimulateOptions* o) {
                   "velocity constraints held to rounding, paper 002)")
       ->check(CLI::IsMember({"lagrange", "elimination", "partitioning", "projection", "dca", "hdca"}))
       ->capture_default_str();
-  cmd->add_option("--columns", o->columns,
+  cmd->add_option("--columns", o->request.columns,
                   "Column groups to write, comma-separated: bodies, energy, violation, coordinates (u.* and a relative "
                   "run's joint coordinates), joints (every joint's coordinates and velocities: angles, "
                   "displacements), points (--point), reactions (--reactions chooses the axes), efforts; default: "
@@ -286,28 +253,28 @@ void addMethodAndOutputOptions(CLI::App* cmd, SimulateOptions* o) {
 
 /// How the formulation runs: --threads, --coordinates, --continuation, --switching, --eliminate.
 void addFormulationOptions(CLI::App* cmd, SimulateOptions* o) {
-  cmd->add_option("--threads", o->threads,
+  cmd->add_option("--threads", o->request.threads,
                   "dca: threads sharing out its passes over the assembly tree (subtrees of 32 bodies or more; the "
                   "results are the same to the last bit for any number). Default: all cores")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  cmd->add_option("--coordinates", o->coordinates,
+  cmd->add_option("--coordinates", o->request.coordinates,
                   "absolute (every body's own position and orientation) or relative (joint coordinates on the "
                   "spanning tree, `analyze --topology`: the tree joints hold exactly, the others stay constraints; "
                   "every method; dca and hdca always run in joint coordinates)")
       ->check(CLI::IsMember({"absolute", "relative"}))
       ->capture_default_str();
-  cmd->add_option("--continuation", o->continuation,
+  cmd->add_option("--continuation", o->request.continuation,
                   "projection: continue the tangent basis along the motion (on), or refactorise it after every "
                   "step (off, for comparison)")
       ->transform(CLI::IsMember(std::map<std::string, bool>{{"on", true}, {"off", false}}))
       ->default_str("on");
-  cmd->add_option("--switching", o->switching,
+  cmd->add_option("--switching", o->request.switching,
                   "partitioning: switch the independent coordinates when the projective criterion finds the set "
                   "degraded (on), or keep the initial set (off, for comparison)")
       ->transform(CLI::IsMember(std::map<std::string, bool>{{"on", true}, {"off", false}}))
       ->default_str("on");
-  cmd->add_option("--eliminate", o->eliminate,
+  cmd->add_option("--eliminate", o->request.eliminate,
                   "Equations to eliminate, by name (e.g. C.y,W4); implies --method elimination. Default: chosen by "
                   "QR with column pivoting")
       ->delimiter(',');
@@ -315,34 +282,34 @@ void addFormulationOptions(CLI::App* cmd, SimulateOptions* o) {
 
 /// The integrator, its tolerances and the checks; --reactions, --json.
 void addIntegrationOptions(CLI::App* cmd, SimulateOptions* o) {
-  cmd->add_option("--integrator", o->integrator, "dopri5 (like ode45), bs23 (ode23), adams (ode113), dop853 (ode89: tight tolerances), rk4 (fixed step)")
+  cmd->add_option("--integrator", o->request.integrator, "dopri5 (like ode45), bs23 (ode23), adams (ode113), dop853 (ode89: tight tolerances), rk4 (fixed step)")
       ->check(CLI::IsMember({"dopri5", "bs23", "adams", "dop853", "rk4"}))
       ->capture_default_str();
-  cmd->add_option("--rtol", o->rtol, "Relative tolerance of the bodies' positions and velocities, whatever the method and coordinates carry (docs/simulation.md)")->check(finiteNumber(true))->capture_default_str();
-  cmd->add_option("--atol", o->atol, "Absolute tolerance (default: rtol / 100)")->check(finiteNumber(true));
-  cmd->add_option("--max-step", o->max_step, "Largest step, s (0: no limit)")->check(finiteNumber(false));
-  cmd->add_option("--step", o->step, "Step of rk4, s")->check(finiteNumber(true))->capture_default_str();
-  cmd->add_option("--sample", o->sample, "Output interval, s (exact times, from the integrator's dense output)")
+  cmd->add_option("--rtol", o->request.rtol, "Relative tolerance of the bodies' positions and velocities, whatever the method and coordinates carry (docs/simulation.md)")->check(finiteNumber(true))->capture_default_str();
+  cmd->add_option("--atol", o->request.atol, "Absolute tolerance (default: rtol / 100)")->check(finiteNumber(true));
+  cmd->add_option("--max-step", o->request.max_step, "Largest step, s (0: no limit)")->check(finiteNumber(false));
+  cmd->add_option("--step", o->request.step, "Step of rk4, s")->check(finiteNumber(true))->capture_default_str();
+  cmd->add_option("--sample", o->request.sample, "Output interval, s (exact times, from the integrator's dense output)")
       ->check(finiteNumber(true))
       ->capture_default_str();
-  cmd->add_option("--stabilization", o->stabilization,
+  cmd->add_option("--stabilization", o->request.stabilization,
                   "Constraint stabilisation: projection (after steps that drift), baumgarte, none")
       ->check(CLI::IsMember({"projection", "baumgarte", "none"}))
       ->capture_default_str();
-  cmd->add_option("--baumgarte-alpha", o->baumgarte_alpha, "Baumgarte velocity gain 2 alpha, 1/s")
+  cmd->add_option("--baumgarte-alpha", o->request.baumgarte_alpha, "Baumgarte velocity gain 2 alpha, 1/s")
       ->check(finiteNumber(false))
       ->capture_default_str();
-  cmd->add_option("--baumgarte-beta", o->baumgarte_beta, "Baumgarte position gain beta^2, 1/s")
+  cmd->add_option("--baumgarte-beta", o->request.baumgarte_beta, "Baumgarte position gain beta^2, 1/s")
       ->check(finiteNumber(false))
       ->capture_default_str();
-  cmd->add_option("--projection-tolerance", o->projection_tolerance,
+  cmd->add_option("--projection-tolerance", o->request.projection_tolerance,
                   "Scaled constraint violation above which a step is projected (0: --rtol)")
       ->check(finiteNumber(false));
-  cmd->add_option("--energy-tolerance", o->energy_tolerance,
+  cmd->add_option("--energy-tolerance", o->request.energy_tolerance,
                   "Largest drift of the energy balance, as a share of the energy scale, before the run counts as failed "
                   "(0: max(1e4 rtol, 1e-6); at most 0.01)")
       ->check(finiteNumber(false));
-  cmd->add_option("--reactions", o->reactions, "Reaction columns: all, world (axes), joint (frame), none")
+  cmd->add_option("--reactions", o->request.reactions, "Reaction columns: all, world (axes), joint (frame), none")
       ->check(CLI::IsMember({"all", "world", "joint", "none"}))
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the summary as one JSON object");
@@ -355,7 +322,7 @@ void addSimulateCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Forward dynamics from the assembled initial state, with joint reactions (unique or not) over time");
   cmd->add_option("model", o->model_path, "Model file (YAML)")->required();
-  cmd->add_option("--t-end", o->t_end, "Simulated time, s")->required()->check(finiteNumber(true));
+  cmd->add_option("--t-end", o->request.t_end, "Simulated time, s")->required()->check(finiteNumber(true));
   cmd->add_option("--out", o->out_path, "Output table (CSV), one row per sample")->required();
   addMethodAndOutputOptions(cmd, o.get());
   addFormulationOptions(cmd, o.get());

@@ -11,6 +11,7 @@
 ///   const loopdyn::Trajectory run = loopdyn::simulateModel(model, request);
 ///   // run.columns: the CLI's CSV column names; run.values: one row per sample
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,27 @@ struct SimulationRequest {
   std::vector<std::string> columns = {"default"};  ///< column groups (sim/sample_columns.hpp)
   std::string reactions = "all";     ///< reaction axes: all, world, joint, none
   long max_steps = 1'000'000;        ///< accepted steps before the run gives up (a step-size collapse)
+  bool continuation = true;          ///< projection: the tangent basis continued (paper 004); false: a fresh QR a step
+  bool switching = true;             ///< partitioning: independent coordinates switched (paper 003, sect. 5)
+  std::vector<std::string> eliminate;  ///< elimination: the equations removed (empty: the redundant ones QR finds)
+  Scalar baumgarte_alpha = 10, baumgarte_beta = 10;  ///< 1/s, with stabilization baumgarte
+  Scalar projection_tolerance = 0;   ///< scaled violation that triggers a projection (0: from rtol and atol)
+  Scalar energy_tolerance = 0;       ///< relative energy drift a run may show (0: energyTolerance(rtol))
 };
+
+/// A request set up on an assembled model: what runs it.
+struct SimulationSetup {
+  std::unique_ptr<Formulation> formulation;
+  SimulationOptions options;             ///< not yet checked: simulationOptionsProblem (simulate() refuses)
+  std::vector<std::string> eliminated;   ///< the equations elimination removes
+};
+
+/// Every door's set-up of a request at the assembled state x0 (the CLI's, the facade's, Python's):
+/// the formulation the request chooses (sim/formulation_choice.hpp) and the simulation's options.
+/// Throws InvalidArgument for an unknown name (its field first: "integrator: ...") and for a
+/// formulation that cannot run here (why, e.g. an elimination that does not work at x0). The
+/// numbers are checked by simulationOptionsProblem, whose answer each door words as its own.
+SimulationSetup setUpSimulation(const Model& model, const State& x0, const SimulationRequest& request);
 
 /// The values one trajectory may hold (samples x columns, 800 MB of doubles): a request for more
 /// is refused (sample less often, or write a CSV with the command line, which keeps no rows).

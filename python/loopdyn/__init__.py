@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Sequence
 import numpy as np
 
 from ._loopdyn import InvalidArgument, Model, ModelError, __version__, load
-from ._loopdyn import _simulate
+from ._loopdyn import _Request, _simulate
 
 __all__ = ["InvalidArgument", "Model", "ModelError", "Simulation", "__version__", "load", "simulate"]
 
@@ -87,15 +87,31 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
              rtol: float = 1e-8, atol: float = 0, sample: float = 0.01,
              coordinates: str = "absolute", stabilization: str = "projection", threads: int = 1,
              columns: Sequence[str] = ("default",), reactions: str = "all", step: float = 1e-3,
-             max_step: float = 0) -> Simulation:
+             max_step: float = 0, continuation: bool = True, switching: bool = True,
+             eliminate: Sequence[str] = (), baumgarte_alpha: float = 10, baumgarte_beta: float = 10,
+             projection_tolerance: float = 0, energy_tolerance: float = 0,
+             max_steps: int = 1_000_000) -> Simulation:
     """Forward dynamics from the model's assembled initial state for t_end seconds, sampled every
-    `sample` seconds: the same numbers as `loopdyn simulate MODEL --t-end T_END --method METHOD
-    --integrator INTEGRATOR --rtol RTOL --atol ATOL --sample SAMPLE --coordinates COORDINATES
-    --stabilization STABILIZATION --threads THREADS --columns COLUMNS --reactions REACTIONS --step
-    STEP --max-step MAX_STEP`; atol 0 (the default) is rtol / 100, as the CLI's.
-    Raises InvalidArgument (a ValueError) for a request that cannot run, with the ranges the
+    `sample` seconds: the same numbers as `loopdyn simulate MODEL --t-end T_END` with the options
+    of the same names (`--method METHOD --integrator INTEGRATOR --rtol RTOL --atol ATOL --sample
+    SAMPLE --coordinates COORDINATES --stabilization STABILIZATION --threads THREADS --columns
+    COLUMNS --reactions REACTIONS --step STEP --max-step MAX_STEP --continuation CONTINUATION
+    --switching SWITCHING --eliminate NAME ... --baumgarte-alpha A --baumgarte-beta B
+    --projection-tolerance P --energy-tolerance E`); atol 0 (the default) is rtol / 100, as the
+    CLI's. Raises InvalidArgument (a ValueError) for a request that cannot run, with the ranges the
     command line enforces: the message starts with the argument's name ("rtol: must be ...")."""
     if isinstance(columns, str):
         columns = [columns]
-    return Simulation(**_simulate(model, t_end, method, integrator, rtol, atol, sample, coordinates,
-                                  stabilization, threads, list(columns), reactions, step, max_step))
+    if isinstance(eliminate, str):
+        eliminate = [eliminate]
+    request = _Request()
+    for name, value in (("t_end", t_end), ("method", method), ("integrator", integrator), ("rtol", rtol),
+                        ("atol", atol), ("sample", sample), ("coordinates", coordinates),
+                        ("stabilization", stabilization), ("threads", threads), ("columns", list(columns)),
+                        ("reactions", reactions), ("step", step), ("max_step", max_step),
+                        ("continuation", continuation), ("switching", switching), ("eliminate", list(eliminate)),
+                        ("baumgarte_alpha", baumgarte_alpha), ("baumgarte_beta", baumgarte_beta),
+                        ("projection_tolerance", projection_tolerance), ("energy_tolerance", energy_tolerance),
+                        ("max_steps", max_steps)):
+        setattr(request, name, value)
+    return Simulation(**_simulate(model, request))

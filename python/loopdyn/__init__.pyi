@@ -63,4 +63,7 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
              rtol: float = 1e-8, atol: float = 0, sample: float = 0.01,
              coordinates: str = "absolute", stabilization: str = "projection", threads: int = 1,
              columns: Sequence[str] = ("default",), reactions: str = "all", step: float = 1e-3,
-             max_step: float = 0) -> Simulation: ...
+             max_step: float = 0, continuation: bool = True, switching: bool = True,
+             eliminate: Sequence[str] = (), baumgarte_alpha: float = 10, baumgarte_beta: float = 10,
+             projection_tolerance: float = 0, energy_tolerance: float = 0,
+             max_steps: int = 1_000_000) -> Simulation: ...

@@ -91,6 +91,32 @@ class Simulation(unittest.TestCase):
         self.assertFalse(run.events[0]["left_branch"])
         self.assertIn("rank 14 -> 12", run.events[0]["text"])
 
+    def test_every_option_of_the_command_line_reaches_the_run(self):
+        # the options the request gained with the library's one set-up (issue 47): the projection
+        # without continuation under Baumgarte stabilisation, and a named elimination, give the
+        # command line's numbers to the bit
+        cases = [(model_path("double_four_bar"), dict(method="projection", continuation=False, stabilization="baumgarte", baumgarte_alpha=5,
+                       baumgarte_beta=7, energy_tolerance=1e-3),
+                  ["--method", "projection", "--continuation", "off", "--stabilization", "baumgarte",
+                   "--baumgarte-alpha", "5", "--baumgarte-beta", "7", "--energy-tolerance", "1e-3"]),
+                 (model_path("redundant_pendulum"), dict(method="elimination", eliminate=["rod1"], projection_tolerance=1e-7),
+                  ["--method", "elimination", "--eliminate", "rod1", "--projection-tolerance", "1e-7"])]
+        for path, kwargs, flags in cases:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "run.csv")
+                cli = subprocess.run([CLI, "simulate", path, "--t-end", "0.5", "--out", out] + flags,
+                                     capture_output=True, text=True)
+                with open(out if cli.returncode == 0 else out.replace(".csv", ".failed.csv"), newline="") as f:
+                    rows = list(csv.reader(f))
+            run = loopdyn.simulate(loopdyn.load(path), t_end=0.5, **kwargs)
+            self.assertEqual(run.ok, cli.returncode == 0, cli.stderr)
+            header, values = rows[0], np.array([[float(x) for x in row] for row in rows[1:]])
+            self.assertEqual(list(run.columns), header)
+            for j, name in enumerate(header):
+                np.testing.assert_array_equal(run[name], values[:, j], err_msg=f"{kwargs}: {name}")
+        with self.assertRaises(loopdyn.InvalidArgument):  # (not redundant: the motion would change)
+            loopdyn.simulate(loopdyn.load(path), t_end=0.5, method="elimination", eliminate=["rod1", "rod2"])
+
     def test_parallelogram_cranks_stay_parallel(self):
         # paper 004's exact motion: all three cranks turn alike through the singular crossings
         run = loopdyn.simulate(loopdyn.load(model_path("double_four_bar")), t_end=3, rtol=1e-10, atol=1e-12)
