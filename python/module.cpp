@@ -31,7 +31,7 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
   loopdyn::cli::AnalysisSettings settings;
   settings.rank.generic_samples = samples;
   settings.rank.rank_threshold = threshold;
-  settings.uniqueness.methods = loopdyn::cli::uniquenessMethods(m.model, method);
+  settings.uniqueness.methods = loopdyn::uniquenessMethods(m.model, method);
   if (settings.uniqueness.methods.empty())
     throw loopdyn::InvalidArgument("method: expected auto, all, rank, qr, svd or nullspace, got '" + method + "'");
   settings.uniqueness.rank_threshold = threshold;

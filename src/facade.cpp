@@ -18,16 +18,6 @@ Model modelFromYaml(const std::string& text, const std::string& file_name) {
   return compile(io::parseModel(text, file_name));
 }
 
-Analysis analyze(const Model& model, const RankOptions& rank_options, const UniquenessOptions& uniqueness_options) {
-  Analysis out;
-  KinematicsWorkspace ws(model);
-  out.assembly = assemble(model, ws, initialState(model));
-  if (!out.assembly.converged) return out;
-  out.rank = analyzeConstraints(model, ws, out.assembly.state, rank_options);
-  out.uniqueness = analyzeReactionUniqueness(model, ws, out.assembly.state, uniqueness_options);
-  return out;
-}
-
 namespace {
 
 Stabilization stabilizationNamed(const std::string& name) {

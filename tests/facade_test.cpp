@@ -30,6 +30,25 @@ TEST(Facade, LoadsAndAnalyzesAsThePapersSay) {
   EXPECT_EQ(non_unique, 6);
 }
 
+// The cautions are codes with their fields (the words are the front ends'): at the double
+// four-bar's singular start (rank 12 of 14, paper 004) the facade says so, as `loopdyn analyze`
+// does in words; with the DCA route asked for, its report comes along and agrees.
+TEST(Facade, AnalysisCautionsAreCodesWithTheirFields) {
+  const Model model = loadModel(test::modelPath("double_four_bar_singular"));
+  AnalysisRequest request;
+  request.relative = true;
+  KinematicsWorkspace kin(model);
+  const Analysis a = analyzeAt(model, assemble(model, kin, initialState(model)), request);
+  ASSERT_FALSE(a.cautions.empty());
+  const AnalysisCaution& c = a.cautions.front();
+  EXPECT_EQ(c.kind, AnalysisCaution::Kind::SingularConfiguration);
+  EXPECT_EQ(c.rank, 12);
+  EXPECT_EQ(c.generic_rank, 14);
+  ASSERT_TRUE(a.relative.has_value());
+  EXPECT_TRUE(a.routes_disagree.empty());
+  EXPECT_TRUE(analyze(loadModel(test::modelPath("four_bar_planar"))).cautions.empty());
+}
+
 TEST(Facade, BadModelTextIsAModelErrorWithItsLine) {
   try {
     modelFromYaml("dimension: 2\nbodies:\n  - {name: bar, mass: -1, inertia: 0.1}\n", "inline.yaml");

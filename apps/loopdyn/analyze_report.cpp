@@ -51,10 +51,10 @@ void printStructure(std::ostringstream& os, const AnalysisResults& res) {
   if (!model.description().empty()) os << "             " << model.description() << '\n';
   os << "size         " << r.bodies << " bodies, n = " << r.n << " velocity coordinates, m = " << r.m
      << " holonomic equations (" << r.drivers << " from drivers), h = " << r.h << " nonholonomic\n";
-  os << "assembly     converged in " << res.assembly->iterations << " Newton iterations, relative residual "
-     << formatNumber(res.assembly->position_residual) << '\n';
+  os << "assembly     converged in " << res.assembly.iterations << " Newton iterations, relative residual "
+     << formatNumber(res.assembly.position_residual) << '\n';
   // what assembly changed of what the file says: a user must see it before trusting the rest
-  for (const std::string& line : assemblyChangeLines(model, res.assembly->state)) os << "             " << line << '\n';
+  for (const std::string& line : assemblyChangeLines(model, res.assembly.state)) os << "             " << line << '\n';
   os << "rank         C: " << r.rank << "    Phi_q: " << r.rank_holonomic << " of " << r.m;
   if (r.h > 0) os << "    Psi: " << r.rank_nonholonomic << " of " << r.h;
   os << "\n";
@@ -166,88 +166,55 @@ void writeComponents(io::JsonWriter& w, int dimension, const std::vector<Compone
 
 }  // namespace
 
-std::vector<UniquenessMethod> uniquenessMethods(const Model& model, const std::string& name) {
-  if (name == "all" || (name == "auto" && model.nc() <= kAllMethodsEquations)) return UniquenessOptions{}.methods;
-  if (name == "auto") return {UniquenessMethod::QR};
-  if (const auto one = methodFromName(name)) return {*one};
-  return {};
-}
-
 AnalysisResults computeAnalysis(const Model& model, const AssemblyResult& assembly, const std::string& path,
                                 const AnalysisSettings& settings) {
-  KinematicsWorkspace ws(model);
   AnalysisResults results;
+  static_cast<Analysis&>(results) = analyzeAt(model, assembly, settings);
   results.path = path;
   results.model = &model;
-  results.assembly = &assembly;
-  results.rank = analyzeConstraints(model, ws, assembly.state, settings.rank);
-  results.uniqueness = analyzeReactionUniqueness(model, ws, assembly.state, settings.uniqueness);
-  if (settings.rank.generic_samples > 0)
-    results.unique_only_here = uniqueOnlyHere(
-        model, results.uniqueness,
-        analyzeReactionUniquenessNear(model, ws, assembly.state, settings.uniqueness, settings.rank));
-  if (settings.criterion) {
-    evaluateConstraints(model, ws, assembly.state);
-    MatX M;
-    massMatrix(model, ws.motion, M);
-    results.criterion = projectiveCriterion(model, ws, M, assembly.state);
-  }
-  if (settings.motions) {
-    evaluateConstraints(model, ws, assembly.state);
-    results.motions = admissibleMotions(model, ws, settings.rank.rank_threshold);
-  }
-  if (settings.relative) {
-    results.relative = analyzeReactionUniquenessDca(model, assembly.state, settings.uniqueness);
-    results.routes_disagree = routesDisagree(model, *results.relative, results.uniqueness);
-  }
   results.topology = settings.topology;
-  collectWarnings(results);
+  for (const AnalysisCaution& c : results.cautions) results.warnings.push_back(cautionText(c));
   return results;
 }
 
-void collectWarnings(AnalysisResults& res) {
-  const Model& model = *res.model;
-  const UniquenessReport& u = res.uniqueness;
-  if (res.rank.singular)
-    res.warnings.push_back("the configuration is singular (rank " + std::to_string(res.rank.rank) + ", generic rank " +
-                           std::to_string(res.rank.generic_rank) +
-                           "): the uniqueness results hold at this configuration only; the mechanism's "
-                           "neighbouring configurations can give different answers");
-  if (!u.methodsAgree()) {
-    if (u.smallestMargin() < kSmallMargin)
-      res.warnings.push_back("the uniqueness methods disagree (see the methods column): the decision is close to a "
-                             "threshold; try --threshold / --uniqueness-threshold, or a configuration away from it");
-    else  // every decision is clear-cut, so a method is wrong, not the thresholds (issue 22)
-      res.warnings.push_back("the uniqueness methods disagree (see the methods column) although every decision is "
-                             "more than " + formatNumber(kSmallMargin) +
-                             " decades from its threshold: a numerical defect in one method; please report this model");
+std::string cautionText(const AnalysisCaution& c) {
+  using Kind = AnalysisCaution::Kind;
+  switch (c.kind) {
+    case Kind::SingularConfiguration:
+      return "the configuration is singular (rank " + std::to_string(c.rank) + ", generic rank " +
+             std::to_string(c.generic_rank) +
+             "): the uniqueness results hold at this configuration only; the mechanism's neighbouring configurations "
+             "can give different answers";
+    case Kind::MethodsDisagreeNearThreshold:
+      return "the uniqueness methods disagree (see the methods column): the decision is close to a threshold; try "
+             "--threshold / --uniqueness-threshold, or a configuration away from it";
+    case Kind::MethodsDisagree:
+      return "the uniqueness methods disagree (see the methods column) although every decision is more than " +
+             formatNumber(kSmallMargin) + " decades from its threshold: a numerical defect in one method; please "
+             "report this model";
+    case Kind::RoutesDisagree:
+      return "the DCA route and the absolute-coordinate analysis answer differently for " + joinNames(c.names) +
+             ": a defect in one of them; please report this model";
+    case Kind::GroundTestsNearThreshold:
+      return "the tests on G decide within " + formatNumber(c.margin) + " decades of their thresholds";
+    case Kind::DcaStepsContradictNullSpace:
+      return "a step of paper 000's algorithm contradicts the null space built through the assembly tree: a defect; "
+             "please report this model";
+    case Kind::UniqueOnlyHere: {
+      std::string list;
+      for (const std::string& name : c.names) list += (list.empty() ? "" : ", ") + name;
+      return "unique at this configuration only: " + list +
+             "; at configurations near it on the motion (drivers free) they are not, so a simulation from here marks "
+             "them * (not unique)";
+    }
+    case Kind::PairNearThreshold:
+      return "pair '" + c.names.front() + "': the decision is within " + formatNumber(c.margin) +
+             " decades of its threshold";
+    case Kind::GroupNearThreshold:
+      return "group '" + c.names.front() + "': the decision is within " + formatNumber(c.margin) +
+             " decades of its threshold";
   }
-  if (res.relative) {
-    if (!res.routes_disagree.empty())
-      res.warnings.push_back("the DCA route and the absolute-coordinate analysis answer differently for " +
-                             joinNames(res.routes_disagree) + ": a defect in one of them; please report this model");
-    if (res.relative->ground.smallest_margin < kSmallMargin)
-      res.warnings.push_back("the tests on G decide within " + formatNumber(res.relative->ground.smallest_margin) +
-                             " decades of their thresholds");
-    if (!res.relative->stepsAgreeWithNullSpace())
-      res.warnings.push_back("a step of paper 000's algorithm contradicts the null space built through the assembly "
-                             "tree: a defect; please report this model");
-  }
-  if (!res.unique_only_here.empty()) {
-    std::string list;
-    for (const std::string& c : res.unique_only_here) list += (list.empty() ? "" : ", ") + c;
-    res.warnings.push_back("unique at this configuration only: " + list +
-                           "; at configurations near it on the motion (drivers free) they are not, so a simulation "
-                           "from here marks them * (not unique)");
-  }
-  for (const PairUniqueness& p : u.pairs)
-    if (p.reaction.margin() < kSmallMargin)
-      res.warnings.push_back("pair '" + pairName(model, p.pair) + "': the decision is within " +
-                             formatNumber(p.reaction.margin()) + " decades of its threshold");
-  for (const GroupUniqueness& g : u.groups)
-    if (g.resultant.margin() < kSmallMargin)
-      res.warnings.push_back("group '" + g.group.name + "': the decision is within " +
-                             formatNumber(g.resultant.margin()) + " decades of its threshold");
+  return {};
 }
 
 /// cos^2 alpha and cos^2 beta per velocity coordinate, and the chosen set (paper 003, sect. 3).
@@ -456,7 +423,7 @@ std::string analysisJson(const AnalysisResults& res) {
   w.key("dimension").value(model.dimension());
   writeRankJson(w, model, res.rank);
   w.key("characteristic_length").value(model.characteristicLength());
-  writeAssemblyJson(w, model, *res.assembly);
+  writeAssemblyJson(w, model, res.assembly);
   writeUniquenessJson(w, model, res.uniqueness);
   if (res.criterion) writeCriterionJson(w, model, *res.criterion);
   if (res.motions) writeMotionsJson(w, model, *res.motions);

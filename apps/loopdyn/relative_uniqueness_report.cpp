@@ -133,17 +133,4 @@ void writeRelativeUniquenessJson(io::JsonWriter& w, const Model& model, const Dc
   w.endObject();
 }
 
-std::vector<std::string> routesDisagree(const Model& model, const DcaUniquenessReport& dca,
-                                        const UniquenessReport& absolute) {
-  std::vector<std::string> out;
-  for (std::size_t p = 0; p < dca.pairs.size(); ++p) {
-    const ElementUniqueness& a = absolute.pairs[p].reaction;
-    bool same = dca.pairs[p].unique == a.unique();
-    for (std::size_t k = 0; k < dca.pairs[p].components.size(); ++k)
-      same = same && dca.pairs[p].components[k] == a.methods.front().components[k].unique;
-    if (!same) out.push_back(model.pairs()[p].name);
-  }
-  return out;
-}
-
 }  // namespace loopdyn::cli

@@ -17,10 +17,4 @@ void printRelativeUniqueness(std::ostream& os, const Model& model, const DcaUniq
 void writeRelativeUniquenessJson(io::JsonWriter& w, const Model& model, const DcaUniquenessReport& dca,
                                  const UniquenessReport& absolute);
 
-/// The pairs on which the DCA route and the absolute analysis answer differently (reaction or a
-/// multiplier), one name each: a defect in one of them, never a threshold question at margins of
-/// several decades.
-std::vector<std::string> routesDisagree(const Model& model, const DcaUniquenessReport& dca,
-                                        const UniquenessReport& absolute);
-
 }  // namespace loopdyn::cli

@@ -12,12 +12,16 @@
 ///   // run.columns: the CLI's CSV column names; run.values: one row per sample
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/analysis/projective_criterion.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
 #include "loopdyn/common/errors.hpp"
+#include "loopdyn/dynamics/dca/dca_uniqueness.hpp"
+#include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/model/model.hpp"
 #include "loopdyn/sim/simulation.hpp"
@@ -32,17 +36,66 @@ Model loadModel(const std::string& path);
 /// The same from YAML text; `file_name` names it in the messages.
 Model modelFromYaml(const std::string& text, const std::string& file_name = "<yaml>");
 
+/// What `loopdyn analyze` is asked (its options of the same names).
+struct AnalysisRequest {
+  RankOptions rank;              ///< generic_samples (--samples), rank_threshold (--threshold)
+  UniquenessOptions uniqueness;  ///< methods (--method), thresholds, extra groups (--group)
+  bool criterion = false;        ///< also the projective criterion (paper 003) at the configuration
+  bool motions = false;          ///< also the admissible motions (null C, paper 004, sect. 2.5)
+  bool relative = false;         ///< also the uniqueness inside the DCA (paper 000), checked against the rest
+};
+
+/// Up to this many equations (rows of C) uniquenessMethods("auto") runs all four uniqueness tests;
+/// above it only qr (each test factorises C again: the Stewart platform's 78 rows took 3.8 s with
+/// all four, 0.19 s with qr).
+inline constexpr int kAllMethodsEquations = 60;
+/// The tests a method name asks for: all, rank, qr, svd, nullspace, or auto (see
+/// kAllMethodsEquations). Empty for an unknown name.
+std::vector<UniquenessMethod> uniquenessMethods(const Model& model, const std::string& name);
+
+/// Decisions closer than this many decades to their thresholds are cautions.
+inline constexpr double kSmallMargin = 2.0;
+
+/// Why an analysis's answers cannot be trusted as they stand: a code with its fields (the words
+/// are the front ends').
+struct AnalysisCaution {
+  enum class Kind {
+    SingularConfiguration,      ///< rank below the generic rank: the answers hold here only (rank, generic_rank)
+    MethodsDisagreeNearThreshold,  ///< the uniqueness methods disagree, a decision near its threshold
+    MethodsDisagree,            ///< ... although every decision is clear-cut (margin): a defect
+    RoutesDisagree,             ///< the DCA route answers differently for `names`: a defect
+    GroundTestsNearThreshold,   ///< the DCA's tests on G decide within `margin` decades
+    DcaStepsContradictNullSpace,   ///< a step of paper 000's algorithm contradicts the null space: a defect
+    UniqueOnlyHere,             ///< `names` unique at this configuration only, not near it on the motion
+    PairNearThreshold,          ///< pair names[0]'s decision within `margin` decades of its threshold
+    GroupNearThreshold,         ///< group names[0]'s decision within `margin` decades
+  };
+  Kind kind = Kind::SingularConfiguration;
+  std::vector<std::string> names;
+  double margin = 0;
+  int rank = 0, generic_rank = 0;
+};
+
 /// What `loopdyn analyze` computes: the assembled state, the constraint structure (rank,
-/// redundancy, mobility, singularity: analysis/constraint_rank.hpp) and the joint-reaction
-/// uniqueness (analysis/reaction_uniqueness.hpp). When assembly fails (assembly.converged false,
-/// assembly.message says why) the two reports are left empty.
+/// redundancy, mobility, singularity: analysis/constraint_rank.hpp), the joint-reaction uniqueness
+/// (analysis/reaction_uniqueness.hpp) and what the request adds, with the cautions. When assembly
+/// fails (assembly.converged false, assembly.message says why) the reports are left empty.
 struct Analysis {
   AssemblyResult assembly;
   RankReport rank;
   UniquenessReport uniqueness;
+  /// Components unique at this configuration but not near it on the motion (uniqueOnlyHere).
+  std::vector<std::string> unique_only_here;
+  std::optional<ProjectiveCriterion> criterion;     ///< request.criterion
+  std::optional<AdmissibleMotions> motions;         ///< request.motions
+  std::optional<DcaUniquenessReport> relative;      ///< request.relative
+  std::vector<std::string> routes_disagree;         ///< pairs on which the two routes differ (a defect)
+  std::vector<AnalysisCaution> cautions;
 };
 Analysis analyze(const Model& model, const RankOptions& rank_options = {},
                  const UniquenessOptions& uniqueness_options = {});
+/// The same at an assembled state (assembly.converged) with everything the request asks.
+Analysis analyzeAt(const Model& model, const AssemblyResult& assembly, const AnalysisRequest& request);
 
 /// What `loopdyn simulate` is asked (its options of the same names; docs/simulation.md). Every
 /// number is checked against the ranges every door shares (simulationOptionsProblem).

@@ -99,4 +99,10 @@ struct DcaUniquenessReport {
 DcaUniquenessReport analyzeReactionUniquenessDca(const Model& model, const State& x,
                                                  const UniquenessOptions& options = {});
 
+/// The pairs on which the DCA route and the absolute analysis answer differently (reaction or a
+/// multiplier), one name each: a defect in one of them, never a threshold question at margins of
+/// several decades.
+std::vector<std::string> routesDisagree(const Model& model, const DcaUniquenessReport& dca,
+                                        const UniquenessReport& absolute);
+
 }  // namespace loopdyn
