@@ -62,6 +62,7 @@ def largest_relative_difference(a, b):
 def compare(old_cli, new_cli, models, t_end, keep, extra):
     work = pathlib.Path(keep) if keep else pathlib.Path(tempfile.mkdtemp(prefix="same_outputs_"))
     identical = True
+    runs = written = 0
     for model in sorted(models.glob("*.yaml")):
         for method in METHODS:
             for coordinates in COORDINATES:
@@ -73,6 +74,8 @@ def compare(old_cli, new_cli, models, t_end, keep, extra):
                     out = directory / f"{model.stem}.{method}.{coordinates}.csv"
                     results.append((out,) + run(cli, model, method, coordinates, t_end, out, extra))
                 (out_a, code_a, sum_a, err_a), (out_b, code_b, sum_b, err_b) = results
+                runs += 1
+                written += any(out_a.with_suffix(s).exists() for s in (".csv", ".failed.csv"))
                 problems = []
                 if code_a != code_b:
                     problems.append(f"exit {code_a} -> {code_b}")
@@ -90,6 +93,10 @@ def compare(old_cli, new_cli, models, t_end, keep, extra):
                 if problems:
                     identical = False
                     print(f"{label}: " + "; ".join(problems))
+    if written == 0:
+        # (both sides refusing the arguments alike is no comparison)
+        identical = False
+        print(f"none of the {runs} simulate runs wrote a CSV on the old side (refused arguments?): nothing compared")
     for model in sorted(models.glob("*.yaml")):
         for args in (["--json", "--criterion", "--motions", "--topology"],
                      ["--json", "--coordinates", "relative"], ["--criterion", "--motions", "--topology"]):
