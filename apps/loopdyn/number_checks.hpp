@@ -39,6 +39,18 @@ inline CLI::Validator finiteNumber(bool positive) {
 
 /// Prints a library range check's finding as the option's command-line flag ("rtol" -> "--rtol",
 /// "t_end" -> "--t-end"); true when there was one (the command then exits 1).
+/// A library message that starts with a request field's name ("eliminate: ...", "threads: ...")
+/// in the command line's words ("--eliminate: ..."); any other message as it is.
+inline std::string inCommandLineWords(const std::string& message) {
+  const std::size_t colon = message.find(':');
+  if (colon == std::string::npos || colon == 0 ||
+      message.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != colon)
+    return message;
+  std::string flag = "--" + message.substr(0, colon);
+  for (char& c : flag) c = c == '_' ? '-' : c;
+  return flag + message.substr(colon);
+}
+
 inline bool reportOptionProblem(const std::optional<OptionProblem>& problem) {
   if (!problem) return false;
   std::string flag = "--" + problem->option;

@@ -53,7 +53,7 @@ std::unique_ptr<Formulation> chosenFormulation(const SimulateOptions& options, c
   try {
     setup = setUpSimulation(model, x0, options.request);
   } catch (const InvalidArgument& e) {
-    std::cerr << "loopdyn: error: " << e.what() << '\n';
+    std::cerr << "loopdyn: error: " << inCommandLineWords(e.what()) << '\n';
     return nullptr;
   }
   run.eliminated = setup.eliminated;

@@ -18,7 +18,7 @@ std::string singularEliminationProblem(const RankReport& rank) {
   return "the initial configuration is singular (rank " + std::to_string(rank.rank) + ", generic rank " +
          std::to_string(rank.generic_rank) +
          "): elimination would remove equations that are dependent only here; start from a regular "
-         "configuration or use --method lagrange";
+         "configuration or use the lagrange formulation";
 }
 
 /// The rows choice.eliminate names into rows; false (out.problem says which name) when one is unknown.
@@ -27,7 +27,7 @@ bool namedRows(const Model& model, const FormulationChoice& choice, std::vector<
     rows = equationRows(model, choice.eliminate);
     return true;
   } catch (const InvalidArgument& e) {
-    out.problem = std::string("--eliminate: ") + e.what();
+    out.problem = std::string("eliminate: ") + e.what();
     return false;
   }
 }
@@ -41,17 +41,18 @@ bool namedEliminatedRows(const Model& model, const FormulationChoice& choice, co
   for (const int row : rows)
     if (!std::binary_search(constraint_rows.begin(), constraint_rows.end(), row)) {
       const Equation& equation = model.equations()[static_cast<std::size_t>(row)];
-      out.problem = "--eliminate " + equation.name + ": an equation of " + model.pairs()[static_cast<std::size_t>(equation.pair)].name +
+      out.problem = "eliminate: " + equation.name + " is an equation of " +
+                    model.pairs()[static_cast<std::size_t>(equation.pair)].name +
                     ", a joint of the spanning tree, which joint coordinates satisfy by construction; eliminate "
-                    "equations of joints outside the tree (`loopdyn analyze --topology` lists the cut joints), or "
-                    "use --coordinates absolute";
+                    "equations of joints outside the tree (the topology analysis lists the cut joints), or use "
+                    "absolute coordinates";
       return false;
     }
   // the eliminated equations must be redundant: removing them may not change the motion
   const int n_rows = static_cast<int>(constraint_rows.size());
   const int kept = n_rows - static_cast<int>(rows.size());
   if (kept == rank) return true;
-  out.problem = std::string("--eliminate ") + (kept > rank ? "removes too few" : "removes too many") + " equations: " +
+  out.problem = std::string("eliminate: ") + (kept > rank ? "removes too few" : "removes too many") + " equations: " +
                 (relative ? "in joint coordinates the constraints outside the spanning tree have rank "
                           : "the constraint matrix has rank ") +
                 std::to_string(rank) + " of " + std::to_string(n_rows) + " rows, so exactly " +

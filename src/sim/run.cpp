@@ -568,8 +568,8 @@ void Run::recordApproaches(bool crossing) {
       result.fail(RunStatus::SingularConfiguration, approach.t,
                   "at " + timeLabel(approach.t) + " the mechanism reaches a singular configuration" +
                       singularityDetail(model, p.x, rank) + ", which " + std::string(formulation.name()) +
-                      " cannot go through: its equations or coordinates turn dependent there (--method lagrange "
-                      "or projection passes it)");
+                      " cannot go through: its equations or coordinates turn dependent there (lagrange or "
+                      "projection passes it)");
       return;
     }
     p.ratio = approach.ratio;
@@ -694,7 +694,7 @@ void Run::finish() {
     std::ostringstream os;
     os << "adams restarted after " << result.restarts << " of its " << result.statistics.steps << " steps ("
        << result.projections << " after projections onto the constraints, the others where the formulation rewrote "
-       << "its variables: projection with --continuation off does after every step); each restart drops it to order "
+       << "its variables: projection without continuation does after every step); each restart drops it to order "
        << "1 and a small step: a one-step integrator (dopri5, dop853) or the continuation avoids them";
     result.warnings.push_back(os.str());
   }

@@ -180,7 +180,7 @@ std::string PartitioningFormulation::evaluateWith(const Partition& p, const Mode
     return "the dependent velocity coordinates cannot be solved for: C_KD is singular (reciprocal condition " +
            std::to_string(partitioned_.rcond()) + ") with the independent coordinates " +
            coordinateSet(names_, p.independent) +
-           " (at a singular configuration of the mechanism every set is singular: --method projection passes it)";
+           " (at a singular configuration of the mechanism every set is singular: the projection formulation passes it)";
   e.evaluate(model, ws, x, settings_.baumgarte);
   if (!partitioned_.accelerations(e.M(ws), e.F(ws), e.Gamma(ws), e.row(), e.col(ws), p, e.accelerations(ws), du))
     return "the reduced mass matrix D M D^T is not positive definite: the independent coordinates " +
@@ -227,7 +227,7 @@ std::string PartitioningFormulation::begin(const Model& model, DynamicsWorkspace
     std::ostringstream os;
     os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio << " at rank " << rank_
        << "): no set of independent coordinates exists there; start from a regular configuration or use "
-          "--method projection (which finds the branch the motion takes) or lagrange";
+          "the projection formulation (which finds the branch the motion takes) or lagrange";
     return os.str();
   }
   State xs = x;
