@@ -217,7 +217,7 @@ void JointCoordinateEquations::constraintsFromKinematics(const Model& model, Dyn
 
 void JointCoordinateEquations::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
                                         const Baumgarte& baumgarte, bool) {
-  tree_.absoluteState(x.q_r, x.v_r, x.t, x);
+  bodyVelocities(x);
   equations_.evaluate(model, tree_, ws, x, baumgarte);
 }
 
