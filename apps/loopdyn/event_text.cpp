@@ -58,6 +58,11 @@ std::string eventText(const Model& model, const RunEvent& e) {
          << " (projective criterion: sigma_min " << e.quality_from << " < " << e.switch_ratio << " x " << e.quality_to
          << ")";
       break;
+    case EventKind::EliminationSwitch:
+      os << "equations eliminated " << nameSet(e.from) << " -> " << nameSet(e.to) << " (the rows kept had become "
+         << "ill-conditioned: smallest |R_kk|/|R_11| " << e.quality_from << " < " << e.switch_ratio << " x "
+         << e.quality_to << ")";
+      break;
     case EventKind::RowsRechosen:
       os << "independent constraint rows re-chosen (C_KD ill-conditioned: reciprocal condition " << e.condition << ")";
       break;
@@ -88,6 +93,7 @@ void writeEvent(io::JsonWriter& w, const Model& model, const RunEvent& e) {
       w.key("left_branch").value(e.left_branch);
       break;
     case EventKind::CoordinateSwitch:
+    case EventKind::EliminationSwitch:
       w.key("from").array(e.from).key("to").array(e.to);
       w.key("quality_from").value(e.quality_from).key("quality_to").value(e.quality_to);
       w.key("switch_ratio").value(e.switch_ratio);

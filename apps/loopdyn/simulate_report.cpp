@@ -56,12 +56,16 @@ void collectWarnings(SimulationRun& run) {
                            "): there the non-unique marks (found on the regular motion) do not hold, and reactions are "
                            "ill-determined next to them");
   }
+  const auto switches = std::count_if(result.events.begin(), result.events.end(),
+                                      [](const RunEvent& e) { return e.kind == EventKind::EliminationSwitch; });
+  const std::string choice =
+      run.eliminated.empty() ? "the least-norm multipliers' choice"
+      : switches == 0        ? "the choice made by eliminating " + joined(run.eliminated)
+                             : "the choice made by eliminating " + joined(run.eliminated) + " and then other equations (" +
+                            std::to_string(switches) + " elimination switches: they jump there)";
   if (run.non_unique_columns > 0)
-    run.warnings.push_back(std::to_string(run.non_unique_columns) +
-                           " reaction columns are not unique (listed in " + columnsSidecarPath(run.out_path) +
-                           "): their values are " +
-                           (run.eliminated.empty() ? "the least-norm multipliers' choice"
-                                                          : "the choice made by eliminating " + joined(run.eliminated)) +
+    run.warnings.push_back(std::to_string(run.non_unique_columns) + " reaction columns are not unique (listed in " +
+                           columnsSidecarPath(run.out_path) + "): their values are " + choice +
                            ", not determined by the rigid model");
   for (const std::string& w : result.warnings) run.warnings.push_back(w);
 }

@@ -119,9 +119,9 @@ void BodyCoordinateEquations::leastNormMultipliers(const Model& model, DynamicsW
 }
 
 std::string BodyCoordinateEquations::gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
-                                                  const Baumgarte& baumgarte, bool factorized, VecX& mu) {
+                                                  const RunSettings& settings, bool factorized, VecX& mu) {
   if (!factorized) factorizeAt(model, ws, x);
-  gaussAccelerations(model, ws, x, baumgarte, ws.gram_all);
+  gaussAccelerations(model, ws, x, settings.baumgarte, ws.gram_all);
   mu = ws.lambda;
   return {};
 }
@@ -259,9 +259,9 @@ MatX JointCoordinateEquations::basisFromBodies(const DynamicsWorkspace& ws, cons
 }
 
 std::string JointCoordinateEquations::gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
-                                                   const Baumgarte& baumgarte, bool, VecX& mu) {
+                                                   const RunSettings& settings, bool, VecX& mu) {
   JointSpaceEquations& e = equations_;
-  e.evaluate(model, tree_, ws, x, baumgarte);
+  e.evaluate(model, tree_, ws, x, settings.baumgarte);
   // the tree: M_r a = Q_r without constraints (tree_dynamics.hpp)
   mass_llt_.compute(e.M);
   if (mass_llt_.info() != Eigen::Success) return "the tree's mass matrix J^T M J is not positive definite";
@@ -277,14 +277,29 @@ std::string JointCoordinateEquations::gaussAllRows(const Model& model, DynamicsW
     // constraints, 0.09 m in 2 s).
     B_ = e.C.transpose();
     mass_llt_.matrixL().solveInPlace(B_);
-    cod_.setThreshold(kRankThreshold);
-    cod_.compute(B_);
+    // (the tree's rows are independent)
+    decideRank(settings.generic_rank < 0 ? -1 : settings.generic_rank - (model.nc() - static_cast<int>(k)));
     const VecX z = cod_.transpose().solve(VecX(e.C * ws.a_r - e.gamma));
     mu = cod_.solve(z);
     ws.a_r.noalias() -= mass_llt_.matrixU().solve(B_ * mu);
   }
   tree_.absoluteAccelerations(x.q_r, x.v_r, ws.a_r, ws.a);  // A = J a_r + Jdot v_r
   return {};
+}
+
+void JointCoordinateEquations::decideRank(int ceiling) {
+  cod_.setThreshold(kRankThreshold);
+  cod_.compute(B_);
+  if (ceiling >= 0 && cod_.rank() > ceiling) {
+    // Above the generic rank: off the constraints of a redundant mechanism, a singular value that
+    // is zero on them grows with the drift, and at kRankThreshold alone the rank flips with it
+    // (the Bricard mechanism at rtol 1e-10: 16 490 steps, 10 146 rejected, where absolute
+    // coordinates take 383). The ceiling's threshold lies between the pivots it keeps and drops.
+    pivots_ = B_.colPivHouseholderQr().matrixR().diagonal().cwiseAbs();
+    const Scalar kept = ceiling > 0 ? pivots_(ceiling - 1) : pivots_(0), dropped = pivots_(ceiling);
+    cod_.setThreshold(ceiling > 0 ? std::sqrt(kept * dropped) / pivots_(0) : Scalar{1});
+    cod_.compute(B_);
+  }
 }
 
 std::string JointCoordinateEquations::prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,

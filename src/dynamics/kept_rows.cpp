@@ -37,7 +37,9 @@ KeptRowsSolver::Diagnosis KeptRowsSolver::diagnose(const MatX& At, const std::ve
   std::sort(out.independent.begin(), out.independent.end());
   Eigen::ColPivHouseholderQR<MatX> kept_qr(At(Eigen::all, kept));
   kept_qr.setThreshold(kDependentPivot);
-  for (Eigen::Index k = kept_qr.rank(); k < static_cast<Eigen::Index>(kept.size()); ++k)
+  // (at least the last pivot: the solve's test on a Gram matrix can fail first)
+  const auto n_kept = static_cast<Eigen::Index>(kept.size());
+  for (Eigen::Index k = n_kept > 0 ? std::min(kept_qr.rank(), n_kept - 1) : 0; k < n_kept; ++k)
     out.dependent.push_back(kept[static_cast<std::size_t>(kept_qr.colsPermutation().indices()(k))]);
   return out;
 }

@@ -10,6 +10,7 @@ const char* eventKindName(EventKind kind) {
     case EventKind::SingularPassage: return "singular-passage";
     case EventKind::CoordinateSwitch: return "coordinate-switch";
     case EventKind::RowsRechosen: return "rows-rechosen";
+    case EventKind::EliminationSwitch: return "elimination-switch";
     case EventKind::LockUp: return "lock-up";
   }
   return "unknown";

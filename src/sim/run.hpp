@@ -52,6 +52,7 @@ class Run {
   bool lockedUp(Scalar t0);
   void recordApproaches(bool crossing);
   bool stabilize(bool crossing, bool& restart);
+  void learnVelocityFloor();
   void planNextStep(Scalar t0, bool crossing);
   // the end
   void finish();
@@ -75,6 +76,10 @@ class Run {
   SimulationResult result;
   DynamicsWorkspace ws, watch_ws;
   Scalar tolerance = 0;  ///< the projection trigger (scaled violation)
+  /// The velocity violation (scaled, per unit of max(1, speed)) a projection could not take the
+  /// formulation's velocities below: the trigger for velocities is at least twice it (learnVelocityFloor).
+  Scalar velocity_floor = 0;
+  bool velocity_projection = false;  ///< the last projection was for the velocities' violation
   KinematicsWorkspace check;
   int rank = 0;
   RunSettings settings;  ///< what the formulation is started with (Baumgarte's terms, the ratio scale)

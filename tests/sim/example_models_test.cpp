@@ -58,7 +58,7 @@ TEST_P(ExampleModels, RunWithEveryFormulation) {
 
 INSTANTIATE_TEST_SUITE_P(BeyondThePapers, ExampleModels,
                          ::testing::Values(Example{"slider_crank", 9, 8, 0, 1}, Example{"five_bar", 12, 12, 0, 0},
-                                           Example{"rssr", 18, 16, 0, 2}, Example{"three_rpr", 21, 21, 0, 0},
+                                           Example{"rssr", 18, 16, 0, 2}, Example{"bricard", 30, 29, 1, 1}, Example{"three_rpr", 21, 21, 0, 0},
                                            Example{"stewart_platform", 78, 78, 0, 0},
                                            Example{"knife_edge_car", 9, 8, 2, 1},
                                            Example{"parallelogram_lift", 12, 11, 1, 1},

@@ -330,7 +330,7 @@ TEST(LadderPassage, TheSameToleranceGivesTheSameAccuracyInJointCoordinates) {
   for (const ode::Method integrator : {ode::Method::Dopri5, ode::Method::Dop853, ode::Method::Adams}) {
     const LadderRun lagrange = simulateLadder(model, oracle, "lagrange", integrator, 1e-8);
     ASSERT_TRUE(lagrange.result.ok) << lagrange.result.failure;
-    for (const char* method : {"relative", "dca", "hdca"}) {
+    for (const char* method : {"relative", "dca", "hdca", "projection", "relative_projection"}) {
       const LadderRun r = simulateLadder(model, oracle, method, integrator, 1e-8);
       ASSERT_TRUE(r.result.ok) << method << ": " << r.result.failure;
       std::printf("  %-8s %-6s rtol 1e-8: %.2e m in %ld steps (absolute lagrange %.2e m in %ld)\n", method,
@@ -368,7 +368,7 @@ TEST(SpatialFourBar, TheSameToleranceGivesTheSameAccuracyInJointCoordinates) {
     return largest;
   };
   for (const char* integrator : {"dopri5", "dop853"})
-    for (const char* method : {"lagrange", "dca", "hdca"}) {
+    for (const char* method : {"lagrange", "dca", "hdca", "projection"}) {
       Scalar log_ratio = 0;
       for (const Scalar rtol : {1e-8, 1e-9, 1e-10}) {
         request.integrator = integrator;

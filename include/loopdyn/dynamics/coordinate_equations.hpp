@@ -92,9 +92,11 @@ class CoordinateEquations {
   /// Every row kept, redundant ones allowed (lagrange): w' (accelerations(ws), and ws.a) and one
   /// solution mu of the rows' multipliers (rows()' order). `factorized`: ws.kin, ws.inverse_mass and
   /// ws.gram_all already hold x's (projectState leaves them so; absolute coordinates reuse them).
-  /// "" or why not.
+  /// settings: Baumgarte's terms, and the generic rank as a ceiling on the rows' rank
+  /// (RunSettings::generic_rank; absolute coordinates decide the rank on G, whose threshold on
+  /// squared quantities the drift does not reach). "" or why not.
   virtual std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
-                                   const Baumgarte& baumgarte, bool factorized, VecX& mu) = 0;
+                                   const RunSettings& settings, bool factorized, VecX& mu) = 0;
   /// After gaussAllRows: ws.lambda, every row's multiplier, the least (scaled) norm ones where
   /// they are not unique.
   virtual void gaussMultipliers(const Model& model, DynamicsWorkspace& ws) = 0;
@@ -160,7 +162,7 @@ class BodyCoordinateEquations final : public CoordinateEquations {
   void rateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, MatX& AdotT) override;
   void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) override;
   MatX basisFromBodies(const DynamicsWorkspace&, const State&, const MatX& T) const override { return T; }
-  std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
+  std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x, const RunSettings& settings,
                            bool factorized, VecX& mu) override;
   void gaussMultipliers(const Model& model, DynamicsWorkspace& ws) override;
   std::string prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
@@ -209,7 +211,7 @@ class JointCoordinateEquations final : public CoordinateEquations {
   void rateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, MatX& AdotT) override;
   void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) override;
   MatX basisFromBodies(const DynamicsWorkspace& ws, const State& x, const MatX& T) const override;
-  std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
+  std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x, const RunSettings& settings,
                            bool factorized, VecX& mu) override;
   void gaussMultipliers(const Model& model, DynamicsWorkspace& ws) override { leastNormMultipliers(model, ws); }
   std::string prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
@@ -231,6 +233,10 @@ class JointCoordinateEquations final : public CoordinateEquations {
   const TreeKinematics& tree() const { return tree_; }
 
  private:
+  /// cod_ of B_, its rank at kRankThreshold but at most `ceiling` (the rows' generic rank; -1:
+  /// none).
+  void decideRank(int ceiling);
+
   TreeKinematics tree_;
   JointSpaceEquations equations_;
   // rateTimes' and leastNormMultipliers' scratch
@@ -242,6 +248,7 @@ class JointCoordinateEquations final : public CoordinateEquations {
   Eigen::LLT<MatX> mass_llt_;
   MatX B_;  ///< L^-1 C_r^T
   Eigen::CompleteOrthogonalDecomposition<MatX> cod_;  ///< of B_
+  VecX pivots_;                                        ///< |R_kk| of B_'s pivoted QR (decideRank)
   MatX At_;
   VecX z0_, scaled_gamma_;
   KeptRowsSolver solver_;

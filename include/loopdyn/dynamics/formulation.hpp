@@ -103,6 +103,12 @@ struct RunSettings {
   /// The watch's ratio scale (ratioScale, singular_watch.hpp): a formulation's own |R_rr| / |R_11|
   /// thresholds apply to its ratios divided by this.
   Scalar ratio_scale = 1;
+  /// The mechanism's rank of C away from singular configurations (RankReport::generic_rank), or
+  /// -1 where unknown. Off the constraints a redundant mechanism's C gains rank (the Bricard
+  /// mechanism's C, rank 29 of 30 on them, has a 30th singular value about as large as the
+  /// drift): a rank decided by a threshold alone then flips with the drift (formulations that
+  /// decide it on C's own conditioning, not its square, read this as a ceiling).
+  int generic_rank = -1;
 };
 
 class Formulation {

@@ -32,7 +32,9 @@ struct KeptRowsSolver {
   /// pivoting, the same 1e-6), the kept columns found dependent, and the columns QR keeps here.
   struct Diagnosis {
     int rank = 0;                  ///< of all of At: below kept.size() at a singular configuration
-    std::vector<int> dependent;    ///< kept columns QR leaves out
+    /// kept columns QR leaves out; at least the last of their pivots (the weakest), since the
+    /// solves' tests on Gram matrices can fail before QR's
+    std::vector<int> dependent;
     std::vector<int> independent;  ///< the first `rank` pivots of all of At, ascending
   };
   static Diagnosis diagnose(const MatX& At, const std::vector<int>& kept);

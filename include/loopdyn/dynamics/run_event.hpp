@@ -31,6 +31,11 @@ enum class EventKind {
   /// Coordinate partitioning kept its coordinates but re-chose its independent constraint rows
   /// (C_KD ill-conditioned). Fields: condition.
   RowsRechosen,
+  /// Elimination (automatic choice) re-chose the equations it removes: the rows it kept had become
+  /// ill-conditioned along the motion (formulations/elimination.hpp). Fields: from, to (equation
+  /// names removed before / after), quality_from, quality_to (smallest |R_kk| / |R_11| of the kept
+  /// rows' pivoted QR, in the kinetic metric), switch_ratio.
+  EliminationSwitch,
   /// The rank of C rose above the generic rank between t_from and t: the constraints lock the
   /// mechanism, which a rigid model stops with an impulse the equations do not contain; the run
   /// stops. Fields: t_from, rank_regular (the rank before), rank (after), equation (the row that
@@ -57,8 +62,10 @@ struct RunEvent {
   Scalar misfit = 0;              ///< singular start: |d - P P^T d| of the initial direction d
   bool between_branches = false;  ///< singular start: d lies between branches (the nearest taken)
   bool joint_coordinates = false;  ///< singular start: measured in joint coordinates
-  std::vector<std::string> from, to;  ///< coordinate switch: independent coordinates before / after
-  Scalar quality_from = 0, quality_to = 0, switch_ratio = 0;  ///< coordinate switch: sigma_min of each
+  /// coordinate switch: independent coordinates before / after; elimination switch: the
+  /// equations removed before / after
+  std::vector<std::string> from, to;
+  Scalar quality_from = 0, quality_to = 0, switch_ratio = 0;  ///< either switch: each set's quality
   Scalar condition = 0;  ///< rows re-chosen: C_KD's reciprocal condition
   Scalar t_from = 0;     ///< lock-up: the step's start
   int equation = -1;     ///< lock-up: the equation that became independent

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "loopdyn/common/check.hpp"
+#include "loopdyn/dynamics/formulations/partitioning.hpp"
 #include "loopdyn/dynamics/kept_rows.hpp"
 
 namespace loopdyn {
@@ -17,6 +18,14 @@ std::string equationList(const Model& model, const std::vector<int>& rows, const
   for (const int k : positions)
     names += (names.empty() ? "" : ", ") + model.equations()[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])].name;
   return names.empty() ? "?" : names;
+}
+
+/// The smallest |R_kk| / |R_11| of the pivoted QR of At's columns `kept` (1 for none).
+Scalar conditioning(const MatX& At, const std::vector<int>& kept) {
+  if (kept.empty()) return 1;
+  const Eigen::ColPivHouseholderQR<MatX> qr(At(Eigen::all, kept));
+  const VecX pivots = qr.matrixR().diagonal().cwiseAbs();
+  return pivots(0) > 0 ? pivots.minCoeff() / pivots(0) : 0;
 }
 
 }  // namespace
@@ -59,6 +68,57 @@ std::string EliminationFormulation::solveAt(const Model& model, DynamicsWorkspac
   // joints' from the bodies
   if (how.multipliers) e.multipliers(model, ws, mu_);
   return {};
+}
+
+std::string EliminationFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                          Eigen::Ref<VecX> u) {
+  std::string problem = VelocityFormulation::begin(model, ws, x, u);
+  if (!problem.empty() || !reselect_ || eliminated_.empty()) return problem;
+  State xs = x;  // (in joint coordinates: with its joint coordinates)
+  if (equations_->carry(xs).empty()) best_quality_ = quality(model, ws, xs, kept_);
+  return problem;
+}
+
+Scalar EliminationFormulation::quality(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                       const std::vector<int>& kept) {
+  CoordinateEquations& e = *equations_;
+  if (!e.prepareKeptRows(model, ws, x, settings_.baumgarte).empty()) return 0;
+  return conditioning(e.metricScaledTransposed(model, ws), kept);
+}
+
+Formulation::StepOutcome EliminationFormulation::afterStep(const Model& model, DynamicsWorkspace& ws,
+                                                           const Step& step, const State& x, Eigen::Ref<VecX> u) {
+  StepOutcome outcome = VelocityFormulation::afterStep(model, ws, step, x, u);
+  if (!reselect_ || !outcome.failure.empty() || eliminated_.empty()) return outcome;  // (none: nothing to re-choose)
+  const Scalar now = quality(model, ws, x, kept_);
+  if (now >= kSwitchRatio * best_quality_) return outcome;
+  // degraded against the best known: the rows QR keeps here (a singular configuration, where no
+  // choice is regular, the simulation's watch reports)
+  const KeptRowsSolver::Diagnosis best = KeptRowsSolver::diagnose(equations_->metricScaledTransposed(model, ws), kept_);
+  if (best.rank < static_cast<int>(kept_.size())) return outcome;
+  best_quality_ = conditioning(equations_->metricScaledTransposed(model, ws), best.independent);
+  if (now >= kSwitchRatio * best_quality_ || best.independent == kept_) return outcome;
+  outcome.event = switchTo(model, best.independent, now, x.t);
+  outcome.restart = true;  // (the right-hand side changed: no derivative of the old one is reused)
+  return outcome;
+}
+
+RunEvent EliminationFormulation::switchTo(const Model& model, const std::vector<int>& kept, Scalar quality_from,
+                                          Scalar t) {
+  RunEvent event;
+  event.kind = EventKind::EliminationSwitch;
+  event.t = t;
+  for (const int row : eliminated_) event.from.push_back(model.equations()[static_cast<std::size_t>(row)].name);
+  kept_ = kept;
+  eliminated_.clear();
+  const std::vector<int>& rows = equations_->rows();
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    if (!std::binary_search(kept_.begin(), kept_.end(), static_cast<int>(k))) eliminated_.push_back(rows[k]);
+  for (const int row : eliminated_) event.to.push_back(model.equations()[static_cast<std::size_t>(row)].name);
+  event.quality_from = quality_from;
+  event.quality_to = best_quality_;
+  event.switch_ratio = kSwitchRatio;
+  return event;
 }
 
 Scalar EliminationFormulation::constraintPower(const DynamicsWorkspace& ws, const State&) const {

@@ -12,9 +12,21 @@
 ///
 /// Which rows are redundant can change along the motion (the spatial four-bar's joint-frame
 /// equations O4.rx, B.ry, O2.ry chosen at t = 0 leave A.ry dependent at t = 1.4 s, a regular
-/// configuration): an automatic choice is then replaced, for that evaluation, by the rows QR keeps
-/// there. At a singular configuration (rank below the number of kept rows) elimination cannot go
-/// on and says so, naming the dependent rows (passesSingularConfigurations() is false).
+/// configuration), and long before the rows kept turn dependent they turn ill-conditioned: the
+/// accelerations then amplify the drift off the constraints, and the step size collapses (the
+/// Bricard mechanism, models/bricard.yaml: QR eliminates J1.ry at the start, whose kept rows turn
+/// dependent at t = 1.37 s; replaced only inside the evaluations that failed, the run took 17 668
+/// steps at rtol 1e-10 with dop853 where lagrange takes 383; re-chosen as below, 302 steps, with
+/// 7 switches as the best choice's quality stays near 0.02). An automatic choice is therefore
+/// re-chosen after an accepted step, as coordinate
+/// partitioning re-chooses its coordinates (partitioning.hpp, sect. 5 of paper 003): when the kept
+/// rows' quality -- the smallest |R_kk| / |R_11| of their pivoted QR in the kinetic metric, At
+/// below -- falls below kSwitchRatio times the best known, QR with column pivoting of all rows
+/// chooses again there and the run logs an EventKind::EliminationSwitch. Inside a step an
+/// evaluation whose kept rows are dependent uses the rows QR keeps there, for that evaluation. A
+/// user's choice is kept (and fails where it turns dependent). At a singular configuration (rank
+/// below the number of kept rows) elimination cannot go on and says so, naming the dependent rows
+/// (passesSingularConfigurations() is false).
 ///
 /// Reactions: with the eliminated rows' multipliers zero, the rows left are independent, so the
 /// kept rows' multipliers are unique, and in joint coordinates C_left^T lambda_left = F - M A
@@ -36,18 +48,31 @@ class EliminationFormulation final : public VelocityFormulation {
   /// there instead (for an automatic choice; a user's choice fails). relative: in joint coordinates.
   EliminationFormulation(const Model& model, std::vector<int> eliminated, bool reselect = false, bool relative = false);
   std::string_view name() const override { return "elimination"; }
+  /// The rows eliminated now (an automatic choice may have switched: the run's events say when).
   std::vector<int> eliminatedEquations() const override { return eliminated_; }
   bool passesSingularConfigurations() const override { return false; }
   /// mu^T b over the kept rows (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
 
+  /// After the base's (velocities onto the constraints after a projection), for an automatic
+  /// choice: the switch of the header when the kept rows have degraded.
+  StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
+                        Eigen::Ref<VecX> u) override;
+
  protected:
+  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
 
  private:
+  /// The kept rows' quality at x (the header), 0 where the equations cannot be set up there.
+  Scalar quality(const Model& model, DynamicsWorkspace& ws, const State& x, const std::vector<int>& kept);
+  /// Replaces the choice by `kept` (positions in the coordinates' rows) and returns the event.
+  RunEvent switchTo(const Model& model, const std::vector<int>& kept, Scalar quality_from, Scalar t);
+
   std::vector<int> eliminated_;  ///< rows of C, ascending
   std::vector<int> kept_;        ///< positions in the rows the coordinates keep (CoordinateEquations::rows)
   bool reselect_;
+  Scalar best_quality_ = 0;      ///< the best known quality (the header), automatic choice only
   mutable VecX mu_;  ///< multipliers of the rows kept by the coordinates (one formulation object per thread)
 };
 
