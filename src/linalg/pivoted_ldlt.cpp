@@ -87,7 +87,7 @@ bool PivotedLdlt::factorizeRegular(Scalar ratio, bool whole) {
   return true;
 }
 
-void PivotedLdlt::factorize(Scalar threshold) {
+void PivotedLdlt::factorize(Scalar threshold, Eigen::Index max_rank) {
   const auto n = G_.rows();
   perm_.resize(static_cast<std::size_t>(n));
   end_.resize(static_cast<std::size_t>(n));
@@ -106,7 +106,7 @@ void PivotedLdlt::factorize(Scalar threshold) {
     for (Eigen::Index i = k + 1; i < n; ++i)
       if (at(i, i) > at(p, p)) p = i;
     if (k == 0) first = at(p, p);
-    if (!(at(p, p) > threshold * first)) {
+    if (!(at(p, p) > threshold * first) || k == max_rank) {
       // dependent rows: zero pivots, no elimination (L's trailing block is the identity)
       for (Eigen::Index j = k; j < n; ++j)
         for (Eigen::Index i = k; i < n; ++i) at(i, j) = 0;

@@ -18,6 +18,9 @@ namespace {
 /// A projection that does not converge is retried after the next step while the violation stays
 /// below this multiple of the projection tolerance; beyond it the run fails.
 constexpr Scalar kPostponeFactor = 100;
+/// Steps in a row whose velocities a projection left above kPostponeFactor times the trigger
+/// before the run stops (Run::learnVelocityFloor).
+constexpr int kMaxUnheldSteps = 50;
 
 /// A run on adams whose restarts exceed this share of its steps (and kRestartWarningSteps) warns:
 /// each restart drops adams to order 1 and a small step (measured: projection with continuation
@@ -375,7 +378,7 @@ void Run::step() {
     result.events.back().t = xp.t;
   }
   restart = restart || outcome.restart;
-  if (step_info.projected && velocity_projection) learnVelocityFloor();
+  if (step_info.projected && velocity_projection && !learnVelocityFloor()) return;
   if (restart) {
     ++result.restarts;
     y.resize(nq + nu + 1);
@@ -535,16 +538,26 @@ void Run::setOrdinaryStepReaders(Scalar t0) {
 /// not contain. True (the run failed, the event recorded) when it did.
 bool Run::lockedUp(Scalar t0) {
   if (!watch_lockup || watch->lastExcessRatio() < kSingularRatio) return false;
-  const auto& equation = model.equations()[static_cast<std::size_t>(watch->lastExcessEquation())];
-  const std::string& pair = model.pairs()[static_cast<std::size_t>(equation.pair)].name;
   std::ostringstream os;
   os << "between " << timeLabel(t0) << " and " << timeLabel(xp.t) << " the constraints lock the mechanism: the rank of "
-     << "C rose from " << rank << " to " << rank + 1 << " ("
-     << (equation.name == pair ? pair : equation.name + " of " + pair)
-     << " became independent of the others; |R_rr|/|R_11| = " << watch->lastExcessRatio() << "), so "
-     << model.nv() - rank - 1 << " motion(s) are admissible where the motion so far had " << model.nv() - rank
-     << "; a rigid model stops it with an impulse that the equations of motion do not contain (drivers or knife "
-        "edges that contradict each other, e.g. steering angles whose wheel axles no longer meet in one point)";
+     << "C rose from " << rank << " to " << rank + 1 << " (" << excessEquationName()
+     << " became independent of the others; |R_rr|/|R_11| = " << watch->lastExcessRatio() << ")";
+  failLockUp(t0, os.str());
+  return true;
+}
+
+std::string Run::excessEquationName() const {
+  const auto& equation = model.equations()[static_cast<std::size_t>(watch->lastExcessEquation())];
+  const std::string& pair = model.pairs()[static_cast<std::size_t>(equation.pair)].name;
+  return equation.name == pair ? pair : equation.name + " of " + pair;
+}
+
+void Run::failLockUp(Scalar t0, const std::string& what) {
+  std::ostringstream os;
+  os << what << ", so " << model.nv() - rank - 1 << " motion(s) are admissible where the motion so far had "
+     << model.nv() - rank << "; a rigid model stops it with an impulse that the equations of motion do not contain "
+     << "(drivers or knife edges that contradict each other, e.g. steering angles whose wheel axles no longer meet in "
+        "one point)";
   RunEvent event;
   event.kind = EventKind::LockUp;
   event.t = xp.t;
@@ -556,7 +569,6 @@ bool Run::lockedUp(Scalar t0) {
   event.new_motions = model.nv() - rank - 1;
   if (result.events.size() < kMaxEvents) result.events.push_back(std::move(event));
   result.fail(RunStatus::LockUp, xp.t, os.str());
-  return true;
 }
 
 /// The singular configurations the watch found inside the step, pending their branch check (a
@@ -655,15 +667,43 @@ bool Run::stabilize(bool crossing, bool& restart) {
 /// only at a regular configuration and up to kPostponeFactor times the trigger: next to a
 /// singular configuration or a lock-up the velocities cannot be projected well, and a floor
 /// learned there (1e4 times the trigger, measured) would let them drift for the rest of the run.
-void Run::learnVelocityFloor() {
+/// Beyond that the constraints do not admit the velocities: after kMaxUnheldSteps such steps in a
+/// row the run stops (false), naming the next row's |R_rr| / |R_11| where it is rising towards a
+/// lock-up (issue 45: dca with adams on the car with inconsistent steering projected after each
+/// of 10^6 steps, 38 s, before its lock-up; now it stops at t = 0.505 s, the next row at 4.6e-6;
+/// a few such steps before the watch names the lock-up are left alone).
+bool Run::learnVelocityFloor() {
   velocity_projection = false;
-  if (watch->lastRatio() < kRegularRatio || !velocitiesAt(xp, u).empty()) return;  // (the next step says why)
+  if (watch->lastRatio() < kRegularRatio || !velocitiesAt(xp, u).empty()) return true;  // (the next step says why)
   Scalar position = 0, velocity = 0;
   violations(model, ws, xp, position, velocity);
   const Scalar speed = ws.scaling.col.cwiseProduct(xp.v).norm() / model.characteristicLength();
   const Scalar per_speed = velocity / std::max<Scalar>(1, speed);
-  if (per_speed > std::max(tolerance, velocity_floor) && 2 * per_speed <= kPostponeFactor * tolerance)
+  if (per_speed <= std::max(tolerance, velocity_floor)) {
+    unheld_steps = 0;
+    return true;
+  }
+  if (2 * per_speed <= kPostponeFactor * tolerance) {
     velocity_floor = 2 * per_speed;
+    unheld_steps = 0;
+    return true;
+  }
+  if (++unheld_steps < kMaxUnheldSteps) return true;
+  std::ostringstream os;
+  os << "the velocities violate the constraints by " << per_speed << " (scaled, per unit of speed) after their "
+     << "projection, above " << kPostponeFactor << " x the projection trigger";
+  if (watch_lockup && watch->lastExcessRatio() > 0 && watch->lastExcessEquation() >= 0) {
+    // the rank rising: the lock-up the watch would name at kSingularRatio, begun
+    std::ostringstream lock;
+    lock << "at " << timeLabel(xp.t) << " the constraints begin to lock the mechanism: " << os.str()
+         << ", as the rank of C rises from " << rank << " (" << excessEquationName()
+         << " is independent of the others to |R_rr|/|R_11| = " << watch->lastExcessRatio() << ")";
+    failLockUp(xp.t, lock.str());
+    return false;
+  }
+  result.fail(RunStatus::ConstraintViolation, xp.t,
+              "at " + timeLabel(xp.t) + " " + os.str() + ": the constraints no longer admit the motion's velocities");
+  return false;
 }
 
 /// The next singular configuration: predicted from the ratio at the last two step ends (near one,

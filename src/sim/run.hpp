@@ -52,7 +52,11 @@ class Run {
   bool lockedUp(Scalar t0);
   void recordApproaches(bool crossing);
   bool stabilize(bool crossing, bool& restart);
-  void learnVelocityFloor();
+  bool learnVelocityFloor();
+  /// Stops the run at a lock-up found since t0 (`what`: how it shows), with its event.
+  void failLockUp(Scalar t0, const std::string& what);
+  /// The equation the watch last found beyond the generic rank, with its pair.
+  std::string excessEquationName() const;
   void planNextStep(Scalar t0, bool crossing);
   // the end
   void finish();
@@ -80,6 +84,7 @@ class Run {
   /// formulation's velocities below: the trigger for velocities is at least twice it (learnVelocityFloor).
   Scalar velocity_floor = 0;
   bool velocity_projection = false;  ///< the last projection was for the velocities' violation
+  int unheld_steps = 0;  ///< steps in a row whose velocities a projection could not hold (learnVelocityFloor)
   KinematicsWorkspace check;
   int rank = 0;
   RunSettings settings;  ///< what the formulation is started with (Baumgarte's terms, the ratio scale)

@@ -43,8 +43,9 @@ class PivotedLdlt {
   /// i >= j), for the elimination without pivoting to skip the others (and those of L they
   /// cannot fill in). Without it, for another size of G, every entry may be nonzero.
   void setPattern(Eigen::Index n, std::span<const Eigen::Index> entries);
-  /// Factorises matrix() in place with diagonal pivoting (matrix() filled whole, symmetric).
-  void factorize(Scalar threshold);
+  /// Factorises matrix() in place with diagonal pivoting (matrix() filled whole, symmetric);
+  /// with max_rank >= 0 at most that many pivots are nonzero (the rest taken as dependent).
+  void factorize(Scalar threshold, Eigen::Index max_rank = -1);
   /// Factorises matrix() in place in the given order, reading its lower triangle alone (see the
   /// header): true where every pivot is at least `ratio` of the largest. Where it fails, matrix()
   /// is restored for factorize if it was filled `whole` (symmetric: restored from the untouched

@@ -630,7 +630,17 @@ int DivideAndConquer::run() {
   int dependent = 0;
   for (const Node& node : nodes_)
     if (node.children[0] >= 0 && !node.single) dependent += node.rows - node.W.rank();
+  if (!ceilings_ && generic_dependent_ >= 0 && dependent == generic_dependent_) {
+    for (Node& node : nodes_) node.rank_ceiling = node.children[0] >= 0 && !node.single ? node.W.rank() : node.rows;
+    ceilings_ = true;
+  }
   return dependent;
+}
+
+void DivideAndConquer::followGenericRank(int dependent) {
+  generic_dependent_ = dependent;
+  ceilings_ = false;
+  for (Node& node : nodes_) node.rank_ceiling = -1;
 }
 
 void DivideAndConquer::assemble(Node& node) {
@@ -638,7 +648,9 @@ void DivideAndConquer::assemble(Node& node) {
   for (int s = 0; s < 2; ++s)
     if (node.children[static_cast<std::size_t>(s)] >= 0) child[static_cast<std::size_t>(s)] = &nodes_[static_cast<std::size_t>(node.children[static_cast<std::size_t>(s)])];
   // the single-connection kernel where it applies (dca_node_kernels.hpp), the general one otherwise
-  const Connection* single = single_kernels_ && node.connections.size() == 1 ? &connections_[static_cast<std::size_t>(node.connections[0])] : nullptr;
+  // (a node with a ceiling below its rows: the general kernel, which pivots)
+  const bool capped = node.rank_ceiling >= 0 && node.rank_ceiling < node.rows;
+  const Connection* single = single_kernels_ && !capped && node.connections.size() == 1 ? &connections_[static_cast<std::size_t>(node.connections[0])] : nullptr;
   if (d_ == 3) {
     if (!single || !dca_kernels::assembleSingleConnection<3>(node, child, *single)) dca_kernels::assembleNode<3>(node, child, connections_);
   } else {
@@ -679,6 +691,11 @@ void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, con
 void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x,
                                      const VecX& gamma_shift) const {
   forwardDynamicsByDca(dca_, tree_, model, ws, x, gamma_shift);
+}
+
+std::string DcaFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) {
+  dca_.followGenericRank(settings_.generic_rank < 0 ? -1 : model.nc() - settings_.generic_rank);
+  return JointCoordinateFormulation::begin(model, ws, x, u);
 }
 
 std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation&) const {

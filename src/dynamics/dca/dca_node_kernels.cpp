@@ -123,7 +123,10 @@ template <int d>
   }
   for (int col = 0; col < rows; ++col)
     for (int row = col + 1; row < rows; ++row) W(col, row) = W(row, col);
-  if (!node.W.factorizeRegular(kRegularPivotRatio, true)) node.W.factorize(kGramPivotThreshold);
+  if (node.rank_ceiling >= 0 && node.rank_ceiling < rows)
+    node.W.factorize(kGramPivotThreshold, node.rank_ceiling);  // (DivideAndConquer::followGenericRank)
+  else if (!node.W.factorizeRegular(kRegularPivotRatio, true))
+    node.W.factorize(kGramPivotThreshold);
 
 }
 

@@ -326,6 +326,7 @@ std::vector<std::string> HdcaFormulation::costWarnings(const Model& model) const
 
 std::string HdcaFormulation::begin(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
   joint_velocities_ = false;
+  hdca_.assembly().followGenericRank(settings_.generic_rank < 0 ? -1 : model.nc() - settings_.generic_rank);
   State xs = x;
   checkStateSize(model, xs);
   if (std::string problem = jointState(tree_, xs); !problem.empty()) return problem;

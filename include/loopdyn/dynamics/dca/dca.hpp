@@ -98,6 +98,18 @@ class DivideAndConquer {
   /// thread count. A share keeps its thread from pass to pass and call to call (forEachBody), so
   /// that what a thread wrote is read by the same thread, from its own core's caches.
   void setThreads(int threads);
+
+  /// Rank ceilings for a run (issue 45): `dependent` rows are dependent at the mechanism's regular
+  /// configurations (model.nc() less the generic rank; -1: unknown, no ceilings). The first solve
+  /// that takes exactly that many as dependent records every node's rank as its ceiling, and the
+  /// later ones take no more rows as independent at a node than that. Along a regular motion the
+  /// nodes' ranks do not change (a node's rank falling is a singular configuration of the
+  /// mechanism, and rising a lock-up, which the simulation's watch reports once |R_rr| / |R_11|
+  /// reaches 1e-3). Without the ceiling a node took the locking row as independent from 1e-5 on:
+  /// the HDCA's velocities, solved from its momenta, then jumped with the rank, and it crawled
+  /// to the lock-up (the car with inconsistent steering at rtol 1e-12 with dopri5: 24 791 steps
+  /// where dca takes 245 and lagrange 62; dop853 ended "step size too small" before it).
+  void followGenericRank(int dependent);
   int threads() const { return threads_; }
   /// Whether nodes of one connection take the fixed-size kernel (the default) or, as every other
   /// node, the general one (for the test that they agree, and for the benchmark's comparison).
@@ -207,6 +219,9 @@ class DivideAndConquer {
     /// src/dynamics/dca/dca_node_kernels.hpp): W = L D L^T in the rows' order, D on LD's diagonal and
     /// L below it, and W above unused.
     bool single = false;
+    /// The most rows W may take as independent (followGenericRank): its rank at a regular
+    /// configuration of the run, or -1 (no ceiling).
+    int rank_ceiling = -1;
     MatrixView LD{nullptr, 0, 0};
     int first_in_order = 0, last_in_order = 0;  ///< its subtree: order_[first .. last], itself last
     int bodies = 0;                              ///< in its subtree
@@ -297,6 +312,8 @@ class DivideAndConquer {
   BodyIndex bodies_ = 0;
   std::vector<Connection> connections_;
   std::vector<Node> nodes_;  ///< the assembly tree's, then the ground connection (last)
+  int generic_dependent_ = -1;  ///< followGenericRank's
+  bool ceilings_ = false;       ///< the nodes' rank ceilings are recorded
   std::vector<Scalar> storage_;  ///< the nodes' numbers (Node::Phi, b, Y, ...), in pass order
   std::size_t stack_need_ = 0;   ///< the transient nodes' stack at its highest (sizeNumbers)
   PhiStorage phi_storage_ = PhiStorage::Automatic;
@@ -353,6 +370,9 @@ class DcaFormulation final : public JointCoordinateFormulation {
   void forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x, const VecX& gamma_shift) const;
 
  protected:
+  /// The joint-coordinate start, with the run's generic rank as the assembly's rank ceiling
+  /// (DivideAndConquer::followGenericRank).
+  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// forwardDynamics (every multiplier, whatever `multipliers` says), with ws.kin evaluated at x
   /// where something reads it: Baumgarte's terms, or drivers (their power lambda^T b). A
   /// right-hand side without them is O(n); the simulation evaluates the constraints itself for
