@@ -39,8 +39,9 @@ std::optional<OptionProblem> rankOptionsProblem(const RankOptions& options) {
 RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, const State& x,
                                 const RankOptions& options) {
   evaluateConstraints(model, ws, x);
-  const ConstraintScaling s = constraintScaling(model);
-  const MatX Cs = s.row.asDiagonal() * ws.C.dense() * s.col.asDiagonal();
+  const ConstraintScaling s = model.scaling();
+  MatX Cs;
+  scaledMatrix(s, ws.C.dense(), Cs);
 
   RankReport r;
   r.bodies = model.nb();

@@ -15,14 +15,15 @@ namespace loopdyn {
 ProjectiveCriterion projectiveCriterion(const Model& model, KinematicsWorkspace& ws, const MatX& M, const State& x,
                                         int rank) {
   evaluateConstraints(model, ws, x);
-  return projectiveCriterion(M, ws.C.dense(), constraintScaling(model), rank);
+  return projectiveCriterion(M, ws.C.dense(), model.scaling(), rank);
 }
 
 ProjectiveCriterion projectiveCriterion(const MatX& M, const MatX& C, const ConstraintScaling& scaling, int rank) {
   const auto n = static_cast<int>(M.rows());
   // tangent basis T (n x k): null C = diag(col) null C_s, from the QR of C_s^T (rank decided on
   // the dimensionless matrix, as everywhere in loopdyn)
-  const MatX Cs_t = scaling.col.asDiagonal() * C.transpose() * scaling.row.asDiagonal();
+  MatX Cs_t;
+  scaledTransposed(scaling, C, Cs_t);
   const bool constrained = Cs_t.cols() > 0;  // (no rows: every coordinate is independent)
   Eigen::ColPivHouseholderQR<MatX> qr;
   if (constrained) {

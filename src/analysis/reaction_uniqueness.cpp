@@ -170,9 +170,10 @@ UniquenessReport analyzeReactionUniqueness(const Model& model, KinematicsWorkspa
     throw InvalidArgument(problem->option + ": " + problem->message);
   evaluateConstraints(model, ws, x);
   Setup s;
-  s.scaling = constraintScaling(model);
+  s.scaling = model.scaling();
   s.length = model.characteristicLength();
-  const MatX C_s = s.scaling.row.asDiagonal() * ws.C.dense() * s.scaling.col.asDiagonal();
+  MatX C_s;
+  scaledMatrix(s.scaling, ws.C.dense(), C_s);
 
   UniquenessReport report;
   report.methods = options.methods;

@@ -78,7 +78,7 @@ void CoordinateEquations::evaluateConstraints(const Model& model, DynamicsWorksp
 
 BodyCoordinateEquations::BodyCoordinateEquations(const Model& model) : n_(model.nv()) {
   for (int row = 0; row < model.nc(); ++row) rows_.push_back(row);
-  row_ = constraintScaling(model).row;
+  row_ = model.scaling().row;
 }
 
 std::vector<std::string> BodyCoordinateEquations::names(const Model& model) const {
@@ -169,7 +169,7 @@ void BodyCoordinateEquations::multipliers(const Model&, DynamicsWorkspace& ws, c
 }
 
 void BodyCoordinateEquations::scaledTransposed(const DynamicsWorkspace& ws, MatX& At) const {
-  At.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.dense().transpose() * ws.scaling.row.asDiagonal();
+  loopdyn::scaledTransposed(ws.scaling, ws.kin.C.dense(), At);
 }
 
 // ---- relative (joint) coordinates ----
@@ -177,7 +177,7 @@ void BodyCoordinateEquations::scaledTransposed(const DynamicsWorkspace& ws, MatX
 JointCoordinateEquations::JointCoordinateEquations(const Model& model)
     : tree_(model), equations_(model, tree_), kin_rates_(model) {
   rows_ = equations_.rows;
-  const ConstraintScaling scaling = constraintScaling(model);
+  const ConstraintScaling scaling = model.scaling();
   row_.resize(static_cast<Eigen::Index>(rows_.size()));
   for (std::size_t i = 0; i < rows_.size(); ++i) row_(static_cast<Eigen::Index>(i)) = scaling.row(rows_[i]);
 }

@@ -56,7 +56,7 @@ DynamicsWorkspace::DynamicsWorkspace(const Model& model)
     : kin(model),
       a(VecX::Zero(model.nv())),
       lambda(VecX::Zero(model.nc())),
-      scaling(constraintScaling(model)) {}
+      scaling(model.scaling()) {}
 
 namespace {
 
@@ -125,7 +125,7 @@ void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws, const VecX&
     ws.lambda.resize(0);
     return;
   }
-  ws.Cs_t.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.dense().transpose() * ws.scaling.row.asDiagonal();
+  scaledTransposed(ws.scaling, ws.kin.C.dense(), ws.Cs_t);
   ws.cod.setThreshold(kRankThreshold);
   ws.cod.compute(ws.Cs_t);
   ws.lambda = ws.scaling.row.cwiseProduct(ws.cod.solve(ws.scaling.col.cwiseProduct(constraint_force)));

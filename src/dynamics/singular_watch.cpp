@@ -144,7 +144,7 @@ Scalar SingularWatch::diagonalRatio(int j) const {
 Scalar SingularWatch::singularValueRatioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   ratioAt(model, ws, x);  // evaluates C at x, and C_s C_s^T by couplings
   if (r_ > 0 && r_ == model.nc() && model.nc() >= kLanczosRows) return sparseSingularValueRatio(model.nc()) / scale_;
-  At_.noalias() = ws.scaling.col.asDiagonal() * ws.kin.C.dense().transpose() * ws.scaling.row.asDiagonal();
+  scaledTransposed(ws.scaling, ws.kin.C.dense(), At_);
   if (r_ == 0 || At_.cols() == 0) return 1;
   // the smaller of C_s C_s^T (nc x nc) and C_s^T C_s (n x n): the same nonzero eigenvalues
   const MatX gram = At_.cols() <= At_.rows() ? MatX(At_.transpose() * At_) : MatX(At_ * At_.transpose());

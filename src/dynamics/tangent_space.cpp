@@ -8,7 +8,7 @@
 namespace loopdyn {
 
 void TangentFactorization::compute(const KinematicsWorkspace& kin, const ConstraintScaling& scaling, int rank) {
-  At.noalias() = scaling.col.asDiagonal() * kin.C.dense().transpose() * scaling.row.asDiagonal();
+  scaledTransposed(scaling, kin.C.dense(), At);
   computeFromAt(rank);
 }
 
@@ -91,7 +91,7 @@ bool reorthogonalize(const TangentFactorization& tf, Eigen::Ref<MatX> T) {
 
 AdmissibleMotions admissibleMotions(const Model& model, const KinematicsWorkspace& kin, Scalar threshold) {
   TangentFactorization f;
-  const ConstraintScaling scaling = constraintScaling(model);
+  const ConstraintScaling scaling = model.scaling();
   f.compute(kin, scaling, 0);
   AdmissibleMotions out;
   out.rank = f.rankAt(threshold);

@@ -41,7 +41,7 @@ std::string worstPairs(const Model& model, const std::vector<Scalar>& residuals,
 AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, const State& guess,
                                  const AssemblyOptions& options) {
   checkStateSize(model, guess);
-  const ConstraintScaling s = constraintScaling(model);
+  const ConstraintScaling s = model.scaling();
   const Scalar L = model.characteristicLength();
   const int m = model.m();
   AssemblyResult out;
@@ -95,7 +95,7 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
 AssemblyResult assembleVelocities(const Model& model, KinematicsWorkspace& ws, const State& guess,
                                   const AssemblyOptions& options) {
   checkStateSize(model, guess);
-  const ConstraintScaling s = constraintScaling(model);
+  const ConstraintScaling s = model.scaling();
   const Scalar L = model.characteristicLength();
   const int n = model.nv();
   AssemblyResult out;
@@ -104,7 +104,8 @@ AssemblyResult assembleVelocities(const Model& model, KinematicsWorkspace& ws, c
   State at_rest = guess;
   at_rest.v.setZero();
   evaluateConstraints(model, ws, at_rest);  // b does not depend on v
-  const MatX Cs = s.row.asDiagonal() * ws.C.dense() * s.col.asDiagonal();
+  MatX Cs;
+  scaledMatrix(s, ws.C.dense(), Cs);
   const VecX rb = s.row.cwiseProduct(ws.b);
   const VecX vs0 = guess.v.cwiseQuotient(s.col);
   Eigen::CompleteOrthogonalDecomposition<MatX> cod;

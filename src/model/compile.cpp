@@ -172,6 +172,19 @@ std::optional<MarkerFrame> resolve(const ModelSpec& spec, const BodyTable& table
   return std::nullopt;
 }
 
+/// The model's ConstraintScaling (model.hpp): angular rows times L, rotational columns over L.
+ConstraintScaling constraintScaling(const Model& model) {
+  const Scalar L = model.characteristicLength();
+  ConstraintScaling s{VecX::Ones(model.nc()), VecX::Ones(model.nv())};
+  for (int r = 0; r < model.nc(); ++r)
+    if (model.equations()[static_cast<std::size_t>(r)].kind == EquationKind::Angular) s.row(r) = L;
+  const int nvb = model.vPerBody();
+  const int first_rotational = model.dimension() == 2 ? 2 : 3;
+  for (int b = 0; b < model.nb(); ++b)
+    for (int k = first_rotational; k < nvb; ++k) s.col(b * nvb + k) = 1 / L;
+  return s;
+}
+
 /// Root-mean-square distance of the markers used by pairs from their body origins (lever arms).
 Scalar characteristicLength(const ModelSpec& spec, const Model& model) {
   if (spec.characteristic_length > 0) return spec.characteristic_length;
@@ -428,6 +441,7 @@ void ModelCompiler::numberRows() {
   }
   model_.h_ = row_ - model_.m_;
   model_.characteristic_length_ = characteristicLength(spec_, model_);
+  model_.scaling_ = constraintScaling(model_);
 }
 
 /// The groups, resolved against the pairs just numbered; the spanning tree and the assembly tree,

@@ -113,7 +113,7 @@ TEST(ProjectiveCriterion, ChosenSetIsRegularWheneverARegularSetExists) {
     const State x = assemble(model, kin, initialState(model)).state;
     const ProjectiveCriterion c = criterionAt(model, x);
     evaluateConstraints(model, kin, x);
-    const ConstraintScaling scaling = constraintScaling(model);
+    const ConstraintScaling scaling = model.scaling();
     const MatX Cs = scaling.row.asDiagonal() * kin.C.dense() * scaling.col.asDiagonal();
     ASSERT_EQ(static_cast<int>(c.best_set.size()), model.nv() - c.rank) << model.name();
     EXPECT_TRUE(regularSet(Cs, c.rank, c.best_set)) << model.name();

@@ -249,7 +249,7 @@ TEST(ReactionUniqueness, FourMethodsAgreeOnRandomMechanismsAndMatchTheDefinition
     if (r.redundancy > 0) ++with_redundancy;
 
     // the definition: lambda and lambda + z with C^T z = 0 give the same f = C^T lambda
-    const ConstraintScaling s = constraintScaling(model);
+    const ConstraintScaling s = model.scaling();
     const MatX C_s = s.row.asDiagonal() * ws.C.dense() * s.col.asDiagonal();
     Eigen::CompleteOrthogonalDecomposition<MatX> cod;
     cod.setThreshold(kRankThreshold);

@@ -31,7 +31,7 @@ Dense computeAt(const Model& model, const State& x, KineticGram& gram) {
   evaluateConstraints(model, kin, x);
   InverseMass inverse_mass;
   inverse_mass.update(model, kin.motion);
-  const ConstraintScaling scaling = constraintScaling(model);
+  const ConstraintScaling scaling = model.scaling();
   gram.compute(model, kin, scaling, inverse_mass, model.nc());
   Dense dense;
   dense.Cr = scaling.row.asDiagonal() * kin.C.dense();

@@ -179,7 +179,7 @@ TEST(ConstraintEvaluation, RejectsStateOfWrongSize) {
 
 TEST(ConstraintScaling, AngularRowsAndRotationalColumnsUseCharacteristicLength) {
   const Model model = test::loadModel("four_bar_spatial");
-  const ConstraintScaling s = constraintScaling(model);
+  const ConstraintScaling s = model.scaling();
   const Scalar L = model.characteristicLength();
   EXPECT_EQ(s.row(model.pairs()[0].row + 3), L);  // O2.rx
   EXPECT_EQ(s.row(model.pairs()[0].row), 1.0);    // O2.x

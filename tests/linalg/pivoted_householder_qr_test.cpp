@@ -130,7 +130,7 @@ TEST(PivotedHouseholderQr, TangentProductsEqualTheDenseOnesOnRedundantMechanisms
       const Model model = compile(test::randomMechanismSpec(dimension, rng, options));
       KinematicsWorkspace kin(model);
       evaluateConstraints(model, kin, test::stateOf(model));
-      const ConstraintScaling scaling = constraintScaling(model);
+      const ConstraintScaling scaling = model.scaling();
       TangentFactorization tf;
       tf.compute(kin, scaling, 0);
       const int rank = tf.rankAt(1e-8);

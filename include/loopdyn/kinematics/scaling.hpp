@@ -1,23 +1,23 @@
 #pragma once
-/// Scaling that makes the constraint matrix dimensionless, so that rank decisions and
-/// convergence tests do not depend on the units of length.
-///
-/// With L the model's characteristic length, a rotation rate w is measured as the speed L w, so
-/// rotational columns are divided by L; angular equations (direction cosines, angles) are
-/// multiplied by L so that every residual is a length. Then C_s = diag(row) C diag(col) is
-/// dimensionless and unchanged when the model is scaled.
+/// The constraint matrix made dimensionless by the model's ConstraintScaling (model/model.hpp),
+/// and the floor of the scaled position residual.
 
 #include "loopdyn/common/types.hpp"
 #include "loopdyn/model/model.hpp"
 
 namespace loopdyn {
 
-struct ConstraintScaling {
-  VecX row;  ///< size m + h: 1 for translational equations, L for angular ones
-  VecX col;  ///< size nv: 1 for translational velocities, 1/L for angular velocities
-};
+/// C_s = diag(row) C diag(col): C made dimensionless (its rank and pivots are the model's, in any
+/// units).
+inline void scaledMatrix(const ConstraintScaling& scaling, const MatX& C, MatX& out) {
+  out.noalias() = scaling.row.asDiagonal() * C * scaling.col.asDiagonal();
+}
 
-ConstraintScaling constraintScaling(const Model& model);
+/// C_s^T = diag(col) C^T diag(row): C's scaled transpose (one column per row of C), the matrix
+/// every rank decision, tangent basis and least-norm solve reads.
+inline void scaledTransposed(const ConstraintScaling& scaling, const MatX& C, MatX& out) {
+  out.noalias() = scaling.col.asDiagonal() * C.transpose() * scaling.row.asDiagonal();
+}
 
 /// The smallest scaled position residual ||Phi_s|| / L that Newton can reach at positions q in
 /// floating point. The equations subtract positions of size R (the largest coordinate of a body

@@ -101,6 +101,17 @@ namespace detail {
 class ModelCompiler;  // compile()'s stages (src/model/compile.cpp)
 }
 
+/// Scaling that makes the constraint matrix dimensionless, so that rank decisions and convergence
+/// tests do not depend on the units of length. With L the model's characteristic length, a
+/// rotation rate w is measured as the speed L w, so rotational columns are divided by L; angular
+/// equations (direction cosines, angles) are multiplied by L so that every residual is a length.
+/// Then C_s = diag(row) C diag(col) is dimensionless and unchanged when the model is scaled
+/// (kinematics/scaling.hpp forms it). Fixed by the model: computed once, when it is compiled.
+struct ConstraintScaling {
+  VecX row;  ///< size m + h: 1 for translational equations, L for angular ones
+  VecX col;  ///< size nv: 1 for translational velocities, 1/L for angular velocities
+};
+
 class Model {
  public:
   int dimension() const { return dimension_; }
@@ -123,6 +134,8 @@ class Model {
   const Vec3& gravity() const { return gravity_; }
   /// Length used to make angular and translational quantities comparable (rank decisions).
   Scalar characteristicLength() const { return characteristic_length_; }
+  /// The rows' and velocity coordinates' scales (ConstraintScaling above).
+  const ConstraintScaling& scaling() const { return scaling_; }
 
   const std::vector<Body>& bodies() const { return bodies_; }
   const std::vector<Joint>& joints() const { return joints_; }
@@ -159,6 +172,7 @@ class Model {
   int m_ = 0, h_ = 0;
   Vec3 gravity_ = Vec3::Zero();
   Scalar characteristic_length_ = 1;
+  ConstraintScaling scaling_;
   std::vector<Body> bodies_;
   std::vector<Joint> joints_;
   std::vector<Driver> drivers_;

@@ -236,7 +236,7 @@ DcaUniquenessAnalysis::DcaUniquenessAnalysis(const Model& model, const State& x,
   for (BodyIndex b = 0; b < model.nb(); ++b) motion.push_back(bodyMotion(model, x.q, x.v, b));
   VecX F, F_nc, A, lambda;
   appliedForces(model, motion, x.t, F, F_nc);
-  dca_.solve(model, motion, F, x.t, constraintScaling(model), VecX(), A, lambda);
+  dca_.solve(model, motion, F, x.t, model.scaling(), VecX(), A, lambda);
   equations_.resize(dca_.nodes().size());
   for (std::size_t n = 0; n < dca_.nodes().size(); ++n)
     if (dca_.nodes()[n].children[0] >= 0) equations_[n] = nodeEquations(dca_, dca_.nodes()[n], options.rank_threshold);

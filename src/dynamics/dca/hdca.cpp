@@ -88,7 +88,7 @@ Eigen::Matrix<Scalar, 12, 1> constraintRateTransposed(const Model& model, int jo
 }
 
 HamiltonianDca::HamiltonianDca(const Model& model, const TreeKinematics& tree)
-    : tree_(tree), dca_(model), scaling_(constraintScaling(model)) {
+    : tree_(tree), dca_(model), scaling_(model.scaling()) {
   const Topology& topology = model.topology();
   const auto nb = static_cast<std::size_t>(model.nb());
   links_.resize(nb);

@@ -25,7 +25,7 @@ ProjectionFormulation::ProjectionFormulation(const Model& model, int rank, bool 
       f_(n_ - r_),
       continuation_(continuation),
       on_gram_(!relative && model.drivers().empty()),
-      unit_metric_(InverseMass::scaledIdentity(model, constraintScaling(model))) {
+      unit_metric_(InverseMass::scaledIdentity(model, model.scaling())) {
   LOOPDYN_CHECK(r_ >= 0 && r_ <= n_, "projection: rank ", rank, " leaves ", r_,
                 " for the constraints outside the spanning tree, out of range 0 .. ", n_);
 }
