@@ -39,7 +39,7 @@ std::optional<OptionProblem> rankOptionsProblem(const RankOptions& options) {
 RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, const State& x,
                                 const RankOptions& options) {
   evaluateConstraints(model, ws, x);
-  const ConstraintScaling s = model.scaling();
+  const ConstraintScaling& s = model.scaling();
   MatX Cs;
   scaledMatrix(s, ws.C.dense(), Cs);
 

@@ -76,7 +76,7 @@ std::optional<State> sampleAlong(const Model& model, KinematicsWorkspace& ws, co
 std::vector<State> configurationsNear(const Model& model, KinematicsWorkspace& ws, const State& x,
                                       const RankOptions& options, bool free_drivers) {
   std::vector<State> out;
-  const ConstraintScaling s = model.scaling();
+  const ConstraintScaling& s = model.scaling();
   const std::vector<int> rows = sampledRows(model, free_drivers);
   evaluateConstraints(model, ws, x);
   const MatX tangent = holonomicTangentBasis(model, ws, s, rows, options.rank_threshold);

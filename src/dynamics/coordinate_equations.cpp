@@ -177,7 +177,7 @@ void BodyCoordinateEquations::scaledTransposed(const DynamicsWorkspace& ws, MatX
 JointCoordinateEquations::JointCoordinateEquations(const Model& model)
     : tree_(model), equations_(model, tree_), kin_rates_(model) {
   rows_ = equations_.rows;
-  const ConstraintScaling scaling = model.scaling();
+  const ConstraintScaling& scaling = model.scaling();
   row_.resize(static_cast<Eigen::Index>(rows_.size()));
   for (std::size_t i = 0; i < rows_.size(); ++i) row_(static_cast<Eigen::Index>(i)) = scaling.row(rows_[i]);
 }

@@ -91,7 +91,7 @@ bool reorthogonalize(const TangentFactorization& tf, Eigen::Ref<MatX> T) {
 
 AdmissibleMotions admissibleMotions(const Model& model, const KinematicsWorkspace& kin, Scalar threshold) {
   TangentFactorization f;
-  const ConstraintScaling scaling = model.scaling();
+  const ConstraintScaling& scaling = model.scaling();
   f.compute(kin, scaling, 0);
   AdmissibleMotions out;
   out.rank = f.rankAt(threshold);

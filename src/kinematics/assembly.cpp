@@ -41,7 +41,7 @@ std::string worstPairs(const Model& model, const std::vector<Scalar>& residuals,
 AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, const State& guess,
                                  const AssemblyOptions& options) {
   checkStateSize(model, guess);
-  const ConstraintScaling s = model.scaling();
+  const ConstraintScaling& s = model.scaling();
   const Scalar L = model.characteristicLength();
   const int m = model.m();
   AssemblyResult out;
@@ -95,7 +95,7 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
 AssemblyResult assembleVelocities(const Model& model, KinematicsWorkspace& ws, const State& guess,
                                   const AssemblyOptions& options) {
   checkStateSize(model, guess);
-  const ConstraintScaling s = model.scaling();
+  const ConstraintScaling& s = model.scaling();
   const Scalar L = model.characteristicLength();
   const int n = model.nv();
   AssemblyResult out;

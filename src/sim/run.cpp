@@ -620,8 +620,9 @@ bool Run::stabilize(bool crossing, bool& restart) {
   // Joint coordinates leave a step across a singular configuration on the constraints, whatever
   // their drift: the next ordinary steps evaluate where the collocation ended, next to the
   // singular configuration, where the drift bends the accelerations most (formulation.hpp).
-  // Measured on the IFToMM double four-bar, 10 s through 10 passages at rtol 1e-8, the error
-  // against the exact motion (dopri5 / dop853 / adams): relative lagrange 1.7e-7 / 5.2e-8 /
+  // Measured on the IFToMM double four-bar, 10 s through 10 passages at rtol 1e-8, every body's
+  // position against projection/dop853 at rtol 1e-13 (dopri5 / dop853 / adams; against the exact
+  // motion, docs/simulation.md "What --rtol and --atol control"): relative lagrange 1.7e-7 / 5.2e-8 /
   // 2.8e-6 -> 3.6e-8 / 1.0e-8 / 2.4e-7, relative projection 1.0e-6 / 1.5e-5 / 5.8e-5 -> 8.0e-8 /
   // 1.2e-6 / 4.6e-6, dca 9.0e-8 / 2.5e-7 / 5.9e-7 -> 2.6e-8 / 4.6e-9 / 3.0e-7; in absolute
   // coordinates it made lagrange and projection less accurate (adams 3.1e-6 -> 3.9e-5): not there.
