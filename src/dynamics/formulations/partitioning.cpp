@@ -21,6 +21,16 @@ std::vector<int> complement(const std::vector<int>& set, int n) {
 }
 
 
+/// The reciprocal condition estimate of the dimensionless C_KD of partition p.
+Scalar rowsCondition(const MatX& C, const VecX& row, const VecX& col, const Partition& p) {
+  const auto r = static_cast<Eigen::Index>(p.rows.size());
+  if (r == 0) return 1;
+  MatX cd(r, r);
+  for (Eigen::Index j = 0; j < r; ++j)
+    for (Eigen::Index i = 0; i < r; ++i) cd(i, j) = row(p.rows[i]) * C(p.rows[i], p.dependent[j]) * col(p.dependent[j]);
+  return Eigen::PartialPivLU<MatX>(cd).rcond();
+}
+
 }  // namespace
 
 Scalar currentQuality(const Partition& p, const MatX& M, const MatX& Md) {
@@ -166,6 +176,7 @@ Partition PartitioningFormulation::choosePartition(const Model& model, DynamicsW
   tangent_.computeFromAt(r_);
   p.rows.assign(tangent_.K.begin(), tangent_.K.begin() + r_);
   std::sort(p.rows.begin(), p.rows.end());
+  p.condition = rowsCondition(e.C(ws), e.row(), e.col(ws), p);
   return p;
 }
 
@@ -234,7 +245,7 @@ std::string PartitioningFormulation::begin(const Model& model, DynamicsWorkspace
   checkStateSize(model, xs);
   if (std::string problem = equations_->carry(xs); !problem.empty()) return problem;
   partition_ = choosePartition(model, ws, xs);
-  best_quality_ = partition_.quality;
+  memory_ = {partition_.quality, rowsTriggerAfter(partition_.condition)};
   u = equations_->velocities(xs)(partition_.independent);
   return {};
 }
@@ -250,7 +261,7 @@ Formulation::StepOutcome PartitioningFormulation::afterStep(const Model& model, 
   const Scalar quality = currentQuality(partition_, equations_->M(ws), partitioned_.Md());
   const Scalar condition = partitioned_.rcond();
   const std::optional<CoordinateSwitch> s = switchPartition(
-      x.t, quality, condition, switch_ratio_, partition_, best_quality_, [&] { return choosePartition(model, ws, xs); },
+      x.t, quality, condition, switch_ratio_, partition_, memory_, [&] { return choosePartition(model, ws, xs); },
       switches_);
   if (!s) return {};
   u = equations_->velocities(xs)(partition_.independent);  // the same velocities, in the new coordinates
@@ -258,15 +269,21 @@ Formulation::StepOutcome PartitioningFormulation::afterStep(const Model& model, 
 }
 
 std::optional<CoordinateSwitch> switchPartition(Scalar t, Scalar quality, Scalar condition, Scalar ratio,
-                                                Partition& current, Scalar& best_quality,
+                                                Partition& current, SwitchingMemory& memory,
                                                 const std::function<Partition()>& choose,
                                                 std::vector<CoordinateSwitch>& switches) {
-  if (quality >= ratio * best_quality && condition >= kRowsCondition) return std::nullopt;
-  // the current set has degraded against the best known: is there a better one here?
+  const bool rows_degraded = condition < memory.rows_trigger;
+  if (quality >= ratio * memory.best_quality && !rows_degraded) return std::nullopt;
+  // the current set has degraded against the best known, or its rows: is there a better one here?
   const Partition best = choose();
-  best_quality = best.quality;
-  if (quality >= ratio * best.quality && condition >= kRowsCondition) return std::nullopt;
-  if (best.independent == current.independent && best.rows == current.rows) return std::nullopt;
+  memory.best_quality = best.quality;
+  const bool set_degraded = quality < ratio * best.quality;
+  const bool rows_better = rows_degraded && best.condition >= kRowsHysteresis * condition;
+  const bool same = best.independent == current.independent && best.rows == current.rows;
+  if (same || (!set_degraded && !rows_better)) {
+    memory.rows_trigger = rowsTriggerAfter(condition);
+    return std::nullopt;
+  }
   CoordinateSwitch s;
   s.t = t;
   s.from = current.independent;
@@ -276,6 +293,7 @@ std::optional<CoordinateSwitch> switchPartition(Scalar t, Scalar quality, Scalar
   s.rows_changed = best.rows != current.rows;
   switches.push_back(s);
   current = best;
+  memory.rows_trigger = rowsTriggerAfter(best.condition);
   return s;
 }
 

@@ -34,7 +34,13 @@
 /// best quality last computed (so a set that stays good costs one k x k eigenproblem per step).
 /// The rows K are chosen again with the set, and also when C_KD becomes ill-conditioned (its
 /// reciprocal condition estimate below kRowsCondition): which rows are redundant can change
-/// along the motion (elimination, formulation.hpp). A switch changes what u means, not the
+/// along the motion (elimination, formulation.hpp). Rows chosen for their condition alone are
+/// taken only when at least kRowsHysteresis times better conditioned than the current ones, and
+/// after a re-choice that found none the trigger falls to the current condition over
+/// kRowsHysteresis: where every choice of rows is as ill-conditioned (two redundant rows equally
+/// good, QR picking one or the other as the drift tips it), the rows do not flip back and forth,
+/// each flip restarting the integrator (measured: a stacked 2x2 four-bar whose rows kept a
+/// reciprocal condition of 4.4e-8 whichever were chosen re-chose them 427 times in 0.1 s). A switch changes what u means, not the
 /// motion: u is rewritten as the new v_I of the same velocities and the integrator restarts.
 /// At a singular configuration of the mechanism (rank C below r) every set is singular: A, eta
 /// and xi come from a C_KD whose condition grows without bound as the motion nears it. A step may
@@ -55,6 +61,7 @@
 /// simulation computes them by scheme (38) on the dependent rows, C_KD^T lambda_K = (F - M a)_D,
 /// which reuses the factorisation of C_KD; partitionedReactions() gives all three schemes.
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -71,6 +78,8 @@ namespace loopdyn {
 inline constexpr Scalar kSwitchRatio = 0.5;
 /// C_KD with a reciprocal condition estimate below this triggers a new choice of rows and set.
 inline constexpr Scalar kRowsCondition = 1e-6;
+/// Rows re-chosen for C_KD's condition must be this many times better conditioned (see the header).
+inline constexpr Scalar kRowsHysteresis = 10;
 
 /// One partition of the velocity coordinates and constraint rows.
 struct Partition {
@@ -78,6 +87,13 @@ struct Partition {
   std::vector<int> independent;  ///< I: k velocity coordinates, ascending (u = v_I)
   std::vector<int> dependent;    ///< D: the other r, ascending
   Scalar quality = 0;            ///< mu(I) = sigma_min(W_I) where it was chosen (1 if k = 0)
+  Scalar condition = 1;          ///< C_KD's reciprocal condition estimate where it was chosen
+};
+
+/// What the switching rule remembers between steps.
+struct SwitchingMemory {
+  Scalar best_quality = 0;                ///< mu of the best set, last computed
+  Scalar rows_trigger = kRowsCondition;   ///< C_KD's condition below which rows are re-chosen
 };
 
 /// C_KD with a reciprocal condition estimate below this is singular: the evaluation stops.
@@ -125,14 +141,18 @@ struct CoordinateSwitch {
 
 /// Sect. 5's switching rule after an accepted step at time t, for either coordinate choice. The
 /// current set has quality mu = `quality` and C_KD the reciprocal condition `condition`; when it
-/// has degraded against best_quality (mu below ratio times it, or C_KD below kRowsCondition),
-/// choose() gives the best set here (best_quality becomes its quality), and the set is switched to
-/// it when still degraded against it and not the same. Returns the switch made (appended to
-/// `switches`, `current` replaced), or nothing.
+/// has degraded against memory.best_quality (mu below ratio times it) or C_KD against
+/// memory.rows_trigger, choose() gives the best partition here (best_quality becomes its
+/// quality), and it is switched to when the set is still degraded against it, or when C_KD was
+/// the trigger and its rows are kRowsHysteresis times better conditioned (otherwise the trigger
+/// falls below the current condition). Returns the switch made (appended to `switches`,
+/// `current` replaced), or nothing.
 std::optional<CoordinateSwitch> switchPartition(Scalar t, Scalar quality, Scalar condition, Scalar ratio,
-                                                Partition& current, Scalar& best_quality,
+                                                Partition& current, SwitchingMemory& memory,
                                                 const std::function<Partition()>& choose,
                                                 std::vector<CoordinateSwitch>& switches);
+/// The rows' trigger after rows of reciprocal condition `condition` were chosen or kept.
+inline Scalar rowsTriggerAfter(Scalar condition) { return std::min(kRowsCondition, condition / kRowsHysteresis); }
 /// "{a, b}": the names of the coordinates in `set`.
 std::string coordinateSet(const std::vector<std::string>& names, const std::vector<int>& set);
 /// The event of switch s (names: the velocity coordinates' names; ratio: the switching ratio,
@@ -211,7 +231,7 @@ class PartitioningFormulation final : public Formulation {
   int rank_, r_, k_;  ///< the generic rank of C; the rank of the rows kept, r_; k_ = n - r_
   Scalar switch_ratio_;
   Partition partition_;
-  Scalar best_quality_ = 0;  ///< mu of the best set, last computed
+  SwitchingMemory memory_;
   std::vector<CoordinateSwitch> switches_;
   std::vector<std::string> names_;  ///< the velocity coordinates' names
   // buffers (one formulation object per thread)
