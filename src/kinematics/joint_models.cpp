@@ -228,6 +228,11 @@ int JointModel::planarAngleIndex() const {
   }
 }
 
+int JointModel::ballRatesIndex() const {
+  if (kind_ == Kind::Spherical) return 0;
+  return kind_ == Kind::Free && dimension_ == 3 ? 3 : -1;
+}
+
 bool JointModel::isAngle(int k) const {
   switch (kind_) {
     case Kind::Revolute: return k == 0;

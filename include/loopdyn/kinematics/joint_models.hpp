@@ -72,6 +72,9 @@ class JointModel {
   Vec6 biasTwist(const Scalar* q, const Scalar* v) const;
   /// 2D: the index in q of the joint's angle (revolute, planar, free), -1 for none.
   int planarAngleIndex() const;
+  /// The index in v of omega, the rates of a rotation free about every axis (spherical: 0, 3D
+  /// free: 3; pose().R is that rotation), -1 for the other joints.
+  int ballRatesIndex() const;
   /// Whether q[k] is an angle (a turn about an axis, unbounded: revolute, cylindrical, universal,
   /// planar and 2D free angles), as opposed to a length or a quaternion entry.
   bool isAngle(int k) const;
