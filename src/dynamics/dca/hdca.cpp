@@ -2,7 +2,6 @@
 
 #include <Eigen/Eigenvalues>
 
-#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -279,52 +278,20 @@ void HamiltonianDca::momentumRates(const Model& model, const State& x, const std
 }
 
 HdcaFormulation::HdcaFormulation(const Model& model, int threads)
-    : JointCoordinateFormulation(model), hdca_(model, tree_), driven_(!model.drivers().empty()) {
+    : JointCoordinateFormulation(model), hdca_(model, tree_), balls_(model, tree_), driven_(!model.drivers().empty()) {
   hdca_.setThreads(threads);
-  for (const TreeKinematics::LinkCoordinates& link : tree_.links())
-    if (const int omega = link.model->ballRatesIndex(); omega >= 0)
-      balls_.push_back({link.model, {link.q_offset, link.v_offset + omega}});
-}
-
-void HdcaFormulation::carriedMomenta(const VecX& q_r, const VecX& p, Eigen::Ref<VecX> u) const {
-  u = p;
-  for (const auto& [joint, at] : balls_)
-    u.segment<3>(at.second) = joint->pose(q_r.data() + at.first).R.transpose() * p.segment<3>(at.second);
-}
-
-void HdcaFormulation::jointMomenta(const VecX& q_r, Eigen::Ref<const VecX> u, VecX& p) const {
-  p = u;
-  for (const auto& [joint, at] : balls_)
-    p.segment<3>(at.second) = joint->pose(q_r.data() + at.first).R * u.segment<3>(at.second);
-}
-
-void HdcaFormulation::carriedRates(const VecX& q_r, const VecX& v_r, const VecX& p, Eigen::Ref<VecX> du) const {
-  for (const auto& [joint, at] : balls_) {
-    const Vec3 pdot = du.segment<3>(at.second) - v_r.segment<3>(at.second).cross(p.segment<3>(at.second));
-    du.segment<3>(at.second) = joint->pose(q_r.data() + at.first).R.transpose() * pdot;
-  }
 }
 
 namespace {
 
-/// Principal inertias further apart than this make hdca costly when the body carries others in
-/// the tree. A ball joint's momentum is carried in its child's axes (hdca.hpp), so a thin body at
-/// the end of a branch costs nothing more: the spatial parallelogram (2 s, rtol 1e-8, dopri5) with
-/// its five leaf rods at 1:1000 took 2 042 steps with hdca when the momenta were in the parent's
-/// axes, 362 now (dca 274), a thin spherical pendulum 2 237 and 171 (dca 151). A thin body that
-/// carries a subtree is still costly: its joint's momentum is the subtree's, the body's own spin a
-/// small difference of large terms that depends on its orientation (the parallelogram's carrying
-/// rod and pendulum links at 1:100 / 1:1000: 1 712 / 4 239 steps, dca 279 / 289). Only bodies
-/// whose tree joint turns them about every axis (spherical, floating): a universal joint's two
-/// axes may miss the thin one (the Stewart platform's 1:15 legs take 58 steps with hdca, 68 with
-/// dca), and the spatial four-bar's rods, 1:5 300 on revolute joints, take 179 against 202.
-constexpr Scalar kThinBodyRatio = 0.1;
-
-/// Whether body b carries another body in the spanning tree.
-bool carriesOthers(const Model& model, BodyIndex b) {
-  const auto& links = model.topology().links;
-  return std::any_of(links.begin(), links.end(), [b](const TreeLink& link) { return link.parent == b; });
-}
+/// Principal inertias further apart than this make hdca costly even with the ball joints'
+/// momenta carried in their children's axes (ball_momenta.hpp). The spatial parallelogram (2 s,
+/// rtol 1e-8, dopri5) with its nine rods' ratio at 1e-2 / 1e-3 / 1e-4 / 1e-5 / 1e-6 / 1.5e-7:
+/// hdca 252 / 252 / 247 / 690 / 6 052 / 40 899 steps where dca takes 279 / 289 / 283 / 282 / 278 /
+/// 284 (with the momenta in the parents' axes: 1 712 / 4 239 / - / - / - / over 120 s). Only
+/// bodies whose tree joint turns them about every axis (spherical, floating): a universal joint's
+/// two axes may miss the thin one.
+constexpr Scalar kThinBodyRatio = 1.5e-5;
 
 }  // namespace
 
@@ -336,7 +303,6 @@ std::vector<std::string> HdcaFormulation::costWarnings(const Model& model) const
   for (BodyIndex b = 0; b < model.nb(); ++b) {
     const int joint = model.topology().links[static_cast<std::size_t>(b)].joint;
     if (joint >= 0 && model.joints()[static_cast<std::size_t>(joint)].type != JointType::Spherical) continue;
-    if (!carriesOthers(model, b)) continue;
     const Body& body = model.bodies()[static_cast<std::size_t>(b)];
     const Vec3 principal = Eigen::SelfAdjointEigenSolver<Mat3>(body.inertia, Eigen::EigenvaluesOnly).eigenvalues();
     if (principal(2) > 0 && principal(0) / principal(2) < least) {
@@ -347,11 +313,10 @@ std::vector<std::string> HdcaFormulation::costWarnings(const Model& model) const
   }
   if (!thinnest || least >= kThinBodyRatio) return {};
   std::ostringstream os;
-  os << "hdca carries the joints' momenta, and body '" << thinnest->name << "', which carries others in the "
-     << "spanning tree, is " << std::setprecision(3) << 1 / least << "x easier to turn about one axis than another "
-     << "(principal inertias " << inertias(0) << " and " << inertias(2) << " kg m^2): its own spin is a small "
-     << "difference of its joint's momentum, and the run needs several times dca's steps (dca carries the "
-     << "velocities themselves: the same motion)";
+  os << "hdca carries the joints' momenta, and body '" << thinnest->name << "' is " << std::setprecision(3)
+     << 1 / least << "x easier to turn about one axis than another (principal inertias " << inertias(0) << " and "
+     << inertias(2) << " kg m^2): its spin follows from a momentum through 1 / " << inertias(0) << ", and the run "
+     << "needs several times dca's steps (dca carries the velocities themselves: the same motion)";
   return {os.str()};
 }
 
@@ -364,7 +329,7 @@ std::string HdcaFormulation::begin(const Model& model, DynamicsWorkspace&, const
   tree_.absoluteState(xs.q_r, xs.v_r, xs.t, xs);
   VecX p;
   hdca_.momenta(model, xs, VecX(), p);
-  carriedMomenta(xs.q_r, p, u);
+  balls_.carried(xs.q_r, p, u);
   return {};
 }
 
@@ -381,7 +346,7 @@ std::string HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws,
   // (one entry into the task arena for all the passes: each entry wakes the workers)
   ws.F.resize(model.nv());
   ws.F_nc.resize(model.nv());
-  jointMomenta(x.q_r, u, p_);
+  balls_.joint(x.q_r, u, p_);
   hdca_.assembly().execute([&] {
     hdca_.velocities(model, x, p_, sigma_);
     // the bodies' motions (the velocity level's, formed at x.q and x.v) and loads, each on the
@@ -393,7 +358,7 @@ std::string HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws,
     hdca_.assembly().forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
     hdca_.momentumRates(model, x, ws.kin.motion, ws.F, sigma_, du);
   });
-  carriedRates(x.q_r, x.v_r, p_, du);
+  balls_.rates(x.q_r, x.v_r, p_, du);
   if (how.multipliers || driven_) {
     // the reactions (and the drivers' power lambda^T b) from the acceleration level at this state
     evaluateConstraints(model, ws.kin, x);
@@ -422,7 +387,7 @@ std::string HdcaFormulation::evaluationModeChanged(const Model& model, DynamicsW
   if (project == joint_velocities_) return {};
   State xs = x;
   if (project) {
-    jointMomenta(xs.q_r, u, p_);
+    balls_.joint(xs.q_r, u, p_);
     hdca_.velocities(model, xs, p_, sigma_);
     u = xs.v_r;
   } else {
@@ -430,7 +395,7 @@ std::string HdcaFormulation::evaluationModeChanged(const Model& model, DynamicsW
     tree_.absoluteState(xs.q_r, xs.v_r, xs.t, xs);
     VecX p;
     hdca_.momenta(model, xs, VecX(), p);  // sigma = 0: M_r u
-    carriedMomenta(xs.q_r, p, u);
+    balls_.carried(xs.q_r, p, u);
   }
   joint_velocities_ = project;
   return {};

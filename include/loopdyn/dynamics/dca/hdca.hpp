@@ -37,6 +37,7 @@
 /// choice. Reactions are not a by-product of the velocity level (lambda = sigma' is not
 /// computed): samples take them from the acceleration-level DCA at the same state.
 
+#include "loopdyn/dynamics/dca/ball_momenta.hpp"
 #include "loopdyn/dynamics/dca/dca.hpp"
 
 namespace loopdyn {
@@ -112,12 +113,10 @@ Eigen::Matrix<Scalar, 12, 1> constraintRateTransposed(const Model& model, int jo
 
 /// Forward dynamics by the HDCA (issue 18): the integrator carries the joint coordinates and the
 /// joint canonical momenta (velocityStateSize = the tree's nv), a ball joint's (spherical, 3D
-/// free) angular momentum in its child's axes, R^T p (issue 46). In the parent's axes a thin
-/// body's spin followed from p through its world inertia, R I R^T: an orientation error moved its
-/// angular velocity by that error times I_max / I_min, and dopri5 took 10x dca's steps on the
-/// spatial parallelogram with 1:1000 leaf rods (2 042 against 209, 2 s at rtol 1e-8); in the
-/// child's axes the inertia of a body at the end of a branch is its own, constant one (362
-/// against 274). A thin body that carries others still costs more (costWarnings). Per right-hand side: the velocity
+/// free) angular momentum in its child's axes, less what the ball joints below carry
+/// (ball_momenta.hpp; issue 46): in the parents' axes a thin body's spin followed from p through
+/// its world inertia R I R^T, and dopri5 took 15x dca's steps on the spatial parallelogram with
+/// 1:1000 rods (4 239 against 289, 2 s at rtol 1e-8); now 252. Per right-hand side: the velocity
 /// level, then pdot; ws.a and ws.lambda come from the acceleration-level DCA only where asked
 /// (multipliers, drivers' power).
 ///
@@ -137,9 +136,9 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   explicit HdcaFormulation(const Model& model, int threads = 1);
   std::string_view name() const override { return "hdca"; }
 
-  /// A body turned about every axis by its tree joint (spherical, floating), carrying others in
-  /// the tree, and far easier to turn about one axis than another (principal inertias below kThinBodyRatio apart): the momenta's
-  /// errors become velocity errors that much larger, and the run takes many more steps than
+  /// A body turned about every axis by its tree joint (spherical, floating) and far easier to
+  /// turn about one axis than another (principal inertias below kThinBodyRatio, 1.5e-5, apart):
+  /// its spin follows from a momentum through 1 / I_min, and the run takes many more steps than
   /// dca's (issue 46; measured in hdca.cpp).
   std::vector<std::string> costWarnings(const Model& model) const override;
   /// u = p of the assembled state x (sigma = 0).
@@ -177,17 +176,8 @@ class HdcaFormulation final : public JointCoordinateFormulation {
  private:
   /// The acceleration level (ws.a, ws.lambda) on hdca_'s assembly.
   void accelerations(const Model& model, DynamicsWorkspace& ws, const State& x) const;
-  /// The carried momenta u of the joints' momenta p at joint positions q_r (the class comment):
-  /// a ball joint's angular block turned into its child's axes, R^T p (and back: p = R u).
-  void carriedMomenta(const VecX& q_r, const VecX& p, Eigen::Ref<VecX> u) const;
-  void jointMomenta(const VecX& q_r, Eigen::Ref<const VecX> u, VecX& p) const;
-  /// du of pdot over the ball joints' blocks: d/dt (R^T p) = R^T (pdot - omega x p), omega the
-  /// joint's rates (frame 1) in v_r; the other blocks du = pdot (in place).
-  void carriedRates(const VecX& q_r, const VecX& v_r, const VecX& p, Eigen::Ref<VecX> du) const;
-
   mutable HamiltonianDca hdca_;
-  /// The links whose joint turns about every axis (spherical, 3D free): q offset, omega's v index.
-  std::vector<std::pair<const JointModel*, std::pair<int, int>>> balls_;
+  BallMomenta balls_;  ///< what the integrator carries of the ball joints' momenta
   mutable VecX sigma_, p_;
   bool driven_ = false;
   bool joint_velocities_ = false;  ///< u holds the joint velocities (near a singular configuration)
