@@ -82,7 +82,9 @@ py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& reque
     events.append(loads(w.str()));
   }
   out["events"] = events;
-  out["warnings"] = run.result.warnings;
+  std::vector<std::string> warnings;
+  for (const loopdyn::RunWarning& w : run.result.warnings) warnings.push_back(loopdyn::cli::warningText(w));
+  out["warnings"] = warnings;
   out["passages"] = passages;
   out["energy_drift"] = run.result.energy_drift_max;
   out["energy_scale"] = run.result.energy_scale;

@@ -1,5 +1,7 @@
 #include "event_text.hpp"
 
+#include <cmath>
+#include <iomanip>
 #include <sstream>
 
 namespace loopdyn::cli {
@@ -109,6 +111,71 @@ void writeEvent(io::JsonWriter& w, const Model& model, const RunEvent& e) {
       break;
   }
   w.endObject();
+}
+
+namespace {
+
+/// x as a stream prints it (6 significant digits).
+std::string number(Scalar x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
+/// The energy check's blind spot (RunWarning::Kind::EnergyBlindSpot).
+std::string blindSpotText(const RunWarning& w) {
+  std::ostringstream os;
+  os << "the energy check resolves drifts above " << w.value << " J (" << w.tolerance
+     << " of the work of gravity over the characteristic length, " << w.bound << " J), but the motion's own energy "
+     << "(largest kinetic energy plus change of potential energy) is " << w.raised << " J: ";
+  if (w.value >= w.raised)
+    os << "it could lose all of it unnoticed";
+  else
+    os << "it could lose " << std::lround(100 * w.value / w.raised) << " % of it unnoticed";
+  if (w.suggested >= 1e-6)  // (the least energy tolerance rtol gives: 1e4 rtol, at least 1e-6)
+    os << "; rtol " << number(1e-4 * w.suggested) << " or an energy tolerance of " << number(w.suggested)
+       << " resolves a tenth of it";
+  else
+    os << "; an energy tolerance of " << number(w.suggested) << " resolves a tenth of it";
+  return os.str();
+}
+
+}  // namespace
+
+std::string warningText(const RunWarning& w) {
+  std::ostringstream os;
+  switch (w.kind) {
+    case RunWarning::Kind::ProjectionBelowDrift:
+      os << "the projection tolerance " << w.value << " is below what the integrator lets the constraints drift in a "
+         << "step (max(rtol, atol / L) = " << w.bound << "): expect a projection after most steps"
+         << (w.adams ? ", each restarting adams at order 1, until its step size may collapse (raise it, or lower atol)"
+                     : "");
+      break;
+    case RunWarning::Kind::ThinBody:
+      os << "hdca carries the joints' momenta, and body '" << w.name << "' is " << std::setprecision(3)
+         << w.bound / w.value << "x easier to turn about one axis than another (principal inertias " << w.value
+         << " and " << w.bound << " kg m^2): its spin follows from a momentum through 1 / " << w.value
+         << ", and the run needs several times dca's steps (dca carries the velocities themselves: the same motion)";
+      break;
+    case RunWarning::Kind::RestLeftBranch:
+      os << timeText(w.t) << ": the motion came to rest at a singular configuration and left it on another branch; "
+         << "the rigid model does not decide which branch a motion at rest there takes";
+      break;
+    case RunWarning::Kind::AdamsRestarts:
+      os << "adams restarted after " << w.count << " of its " << w.steps << " steps (" << w.projections
+         << " after projections onto the constraints, the others where the formulation rewrote its variables: "
+         << "projection without continuation does after every step); each restart drops it to order 1 and a small "
+         << "step: a one-step integrator (dopri5, dop853) or the continuation avoids them";
+      break;
+    case RunWarning::Kind::VelocityFloor:
+      os << w.name << "'s velocities held the velocity constraints to " << w.value
+         << " (scaled, per unit of speed), above the projection trigger " << w.bound
+         << ", which projections could not improve: the trigger for velocities rose to " << w.raised;
+      break;
+    case RunWarning::Kind::EnergyBlindSpot:
+      return blindSpotText(w);
+  }
+  return os.str();
 }
 
 }  // namespace loopdyn::cli

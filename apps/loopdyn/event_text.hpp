@@ -1,5 +1,5 @@
 #pragma once
-// A run's events (dynamics/run_event.hpp) in words, for the reports of `loopdyn simulate` (text,
+// A run's events and warnings (dynamics/run_event.hpp) in words, for the reports of `loopdyn simulate` (text,
 // JSON, HTML) and the Python module, and as JSON fields.
 
 #include <string>
@@ -18,5 +18,8 @@ std::string eventText(const Model& model, const RunEvent& event);
 
 /// The event as a JSON object: kind, t, text, and the fields its kind fills.
 void writeEvent(io::JsonWriter& w, const Model& model, const RunEvent& event);
+
+/// A run's warning (RunWarning) in words: one sentence, no time label unless the warning has one.
+std::string warningText(const RunWarning& warning);
 
 }  // namespace loopdyn::cli

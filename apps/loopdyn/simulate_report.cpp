@@ -67,7 +67,7 @@ void collectWarnings(SimulationRun& run) {
     run.warnings.push_back(std::to_string(run.non_unique_columns) + " reaction columns are not unique (listed in " +
                            columnsSidecarPath(run.out_path) + "): their values are " + choice +
                            ", not determined by the rigid model");
-  for (const std::string& w : result.warnings) run.warnings.push_back(w);
+  for (const RunWarning& w : result.warnings) run.warnings.push_back(warningText(w));
 }
 
 std::string simulationText(const SimulationRun& run) {

@@ -105,13 +105,12 @@ void Run::chooseRank() {
   settings.ratio_scale = ratioScale(regular_ratio);
   if (const Scalar drift = std::max(options.ode.rtol, options.ode.atol / model.characteristicLength());
       options.stabilization == Stabilization::Projection && tolerance < drift) {
-    std::ostringstream os;
-    os << "the projection tolerance " << tolerance << " is below what the integrator lets the constraints drift in a "
-       << "step (max(rtol, atol / L) = " << drift << "): expect a projection after most steps"
-       << (options.integrator == ode::Method::Adams
-               ? ", each restarting adams at order 1, until its step size may collapse (raise it, or lower atol)"
-               : "");
-    result.warnings.push_back(os.str());
+    RunWarning warning;
+    warning.kind = RunWarning::Kind::ProjectionBelowDrift;
+    warning.value = tolerance;
+    warning.bound = drift;
+    warning.adams = options.integrator == ode::Method::Adams;
+    result.warnings.push_back(warning);
   }
 }
 
@@ -223,7 +222,7 @@ bool Run::start() {
     return false;
   }
   if (std::optional<RunEvent> event = formulation.startEvent()) result.events.push_back(std::move(*event));
-  for (std::string& warning : formulation.costWarnings(model)) result.warnings.push_back(std::move(warning));
+  for (RunWarning& warning : formulation.costWarnings(model)) result.warnings.push_back(std::move(warning));
   // planar angles are unwrapped: their error is measured relative to at most pi (ode/integrator.hpp)
   ode::Options ode_options = options.ode;
   ode_options.magnitude_cap = VecX::Constant(y0.size(), std::numeric_limits<Scalar>::infinity());
@@ -319,9 +318,10 @@ void Run::judgePassages(const State& x_after) {
     event.stepped_across = p.crossing;
     event.left_branch = passage.branch_change >= kBranchChange;
     if (event.left_branch && passage.at_rest) {
-      result.warnings.push_back(when +
-                                ": the motion came to rest at a singular configuration and left it on another branch; "
-                                "the rigid model does not decide which branch a motion at rest there takes");
+      RunWarning warning;
+      warning.kind = RunWarning::Kind::RestLeftBranch;
+      warning.t = p.x.t;
+      result.warnings.push_back(warning);
     } else if (event.left_branch) {
       result.fail(RunStatus::LeftBranch, p.x.t,
                   "the motion left its branch at the singular configuration at " + when +
@@ -763,19 +763,21 @@ void Run::finish() {
   result.statistics.steps += result.crossing_steps;
   if (options.integrator == ode::Method::Adams && result.statistics.steps >= kRestartWarningSteps &&
       static_cast<Scalar>(result.restarts) > kRestartWarningShare * static_cast<Scalar>(result.statistics.steps)) {
-    std::ostringstream os;
-    os << "adams restarted after " << result.restarts << " of its " << result.statistics.steps << " steps ("
-       << result.projections << " after projections onto the constraints, the others where the formulation rewrote "
-       << "its variables: projection without continuation does after every step); each restart drops it to order "
-       << "1 and a small step: a one-step integrator (dopri5, dop853) or the continuation avoids them";
-    result.warnings.push_back(os.str());
+    RunWarning warning;
+    warning.kind = RunWarning::Kind::AdamsRestarts;
+    warning.count = result.restarts;
+    warning.steps = result.statistics.steps;
+    warning.projections = result.projections;
+    result.warnings.push_back(warning);
   }
   if (velocity_floor > 0) {
-    std::ostringstream os;
-    os << std::string(formulation.name()) << "'s velocities held the velocity constraints to " << velocity_floor / 2
-       << " (scaled, per unit of speed), above the projection trigger " << tolerance
-       << ", which projections could not improve: the trigger for velocities rose to " << velocity_floor;
-    result.warnings.push_back(os.str());
+    RunWarning warning;
+    warning.kind = RunWarning::Kind::VelocityFloor;
+    warning.name = std::string(formulation.name());
+    warning.value = velocity_floor / 2;
+    warning.bound = tolerance;
+    warning.raised = velocity_floor;
+    result.warnings.push_back(warning);
   }
   positions(integrator->time(), integrator->state(), result.final_state);
   u = integrator->state().segment(nq, nu);

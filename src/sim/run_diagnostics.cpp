@@ -74,24 +74,17 @@ std::string numberText(Scalar x) {
   return os.str();
 }
 
-std::optional<std::string> energyBlindSpot(Scalar motion, Scalar floor, Scalar tolerance) {
+std::optional<RunWarning> energyBlindSpot(Scalar motion, Scalar floor, Scalar tolerance) {
   const Scalar resolved = tolerance * floor;
   if (motion <= kRoundingEnergy * floor || resolved <= kResolvedShare * motion) return std::nullopt;
-  std::ostringstream os;
-  os << "the energy check resolves drifts above " << resolved << " J (" << tolerance
-     << " of the work of gravity over the characteristic length, " << floor << " J), but the motion's own energy "
-     << "(largest kinetic energy plus change of potential energy) is " << motion << " J: ";
-  if (resolved >= motion)
-    os << "it could lose all of it unnoticed";
-  else
-    os << "it could lose " << std::lround(100 * resolved / motion) << " % of it unnoticed";
-  const Scalar needed = kResolvedShare * motion / floor;  // the tolerance that resolves a tenth of it
-  if (needed >= 1e-6)  // (energyTolerance's least: 1e4 rtol, at least 1e-6)
-    os << "; rtol " << numberText(1e-4 * needed) << " or an energy tolerance of " << numberText(needed)
-       << " resolves a tenth of it";
-  else
-    os << "; an energy tolerance of " << numberText(needed) << " resolves a tenth of it";
-  return os.str();
+  RunWarning warning;
+  warning.kind = RunWarning::Kind::EnergyBlindSpot;
+  warning.value = resolved;
+  warning.bound = floor;
+  warning.raised = motion;
+  warning.tolerance = tolerance;
+  warning.suggested = kResolvedShare * motion / floor;
+  return warning;
 }
 
 }  // namespace loopdyn::detail

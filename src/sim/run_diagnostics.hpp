@@ -32,7 +32,8 @@ std::string numberText(Scalar x);
 /// The energy check's blind spot (issue 46): where the gravity floor sets the energy scale (a
 /// mechanism that moves little under gravity), a drift below tolerance x floor passes even if it
 /// is most of the motion's own energy, max T + max |V - V(0)| (measured: a singular 3-RPR lost 98 %
-/// of a 2e-5 J motion on a 20 J floor at exit 0). Said, with the tolerance that would resolve it.
-std::optional<std::string> energyBlindSpot(Scalar motion, Scalar floor, Scalar tolerance);
+/// of a 2e-5 J motion on a 20 J floor at exit 0). Said, with the energy tolerance that would
+/// resolve a tenth of it.
+std::optional<RunWarning> energyBlindSpot(Scalar motion, Scalar floor, Scalar tolerance);
 
 }  // namespace loopdyn::detail

@@ -363,6 +363,27 @@ TEST(SimulateCommand, JsonSummaryHasStatisticsFinalStateAndWarnings) {
   EXPECT_TRUE(j["warnings"].IsSequence());
 }
 
+// The library's warnings are codes with fields (RunWarning); the command line puts them into words
+// (event_text.hpp), in its report and its JSON alike.
+TEST(SimulateCommand, PutsTheRunsWarningsIntoWords) {
+  const fs::path dir = scratchDirectory("warnings");
+  const fs::path out = dir / "p.csv";
+  const std::string sentence =
+      "the projection tolerance 1e-11 is below what the integrator lets the constraints drift in a step "
+      "(max(rtol, atol / L) = 1e-08): expect a projection after most steps, each restarting adams at order 1";
+  const std::string args = "simulate " + test::modelPath("redundant_pendulum") +
+                           " --t-end 0.01 --integrator adams --projection-tolerance 1e-11 --out " + out.string();
+  const test::CliRun text = test::runCli(args);
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("warning: " + sentence), std::string::npos) << text.output;
+  const test::CliRun json = test::runCli(args + " --json", false);
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const YAML::Node warnings = YAML::Load(json.output)["warnings"];
+  ASSERT_TRUE(warnings.IsSequence());
+  EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(),
+                          [&](const YAML::Node& w) { return w.as<std::string>().find(sentence) == 0; }));
+}
+
 // atol follows rtol unless given (rtol / 100). With the former fixed 1e-10, `--rtol 1e-12` with adams
 // projected after nearly every step (each a restart at order 1) until its step size collapsed at
 // t = 1.17 s (10^6 steps, 37 s; projection at 2.52 s). Measured now over 1.5 s: lagrange 806 steps

@@ -84,7 +84,7 @@ TEST_F(Bricard, HdcaWithAdamsAtTightToleranceStopsProjectingAtItsVelocityFloor) 
   ASSERT_TRUE(run.result.ok) << run.result.failure;
   EXPECT_LT(run.result.projections, 100);
   EXPECT_TRUE(std::any_of(run.result.warnings.begin(), run.result.warnings.end(),
-                          [](const std::string& w) { return w.find("velocity constraints to") != std::string::npos; }));
+                          [](const RunWarning& w) { return w.kind == RunWarning::Kind::VelocityFloor; }));
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ TEST(Simulation, PendulumPeriodMatchesTheClosedForm) {
 
 bool warnsOfTheEnergyBlindSpot(const SimulationResult& r) {
   return std::any_of(r.warnings.begin(), r.warnings.end(),
-                     [](const std::string& w) { return w.find("the energy check resolves") != std::string::npos; });
+                     [](const RunWarning& w) { return w.kind == RunWarning::Kind::EnergyBlindSpot; });
 }
 
 TEST(Simulation, SaysWhenTheEnergyCheckCannotSeeTheMotionsOwnEnergy) {
@@ -255,10 +255,10 @@ TEST(Simulation, ProjectionTriggerFollowsAnAbsoluteToleranceAboveRtol) {
   const SimulationResult tight = simulate(model, lagrange, x0, options, [](const Sample&, const DynamicsWorkspace&) {});
   ASSERT_EQ(tight.warnings.size(), 1u);
   ASSERT_DOUBLE_EQ(model.characteristicLength(), 0.5);
-  EXPECT_NE(tight.warnings[0].find("the projection tolerance 1e-11 is below what the integrator lets the constraints "
-                                   "drift in a step (max(rtol, atol / L) = 2e-10)"),
-            std::string::npos)
-      << tight.warnings[0];
+  EXPECT_EQ(tight.warnings[0].kind, RunWarning::Kind::ProjectionBelowDrift);
+  EXPECT_EQ(tight.warnings[0].value, 1e-11);                 // the trigger asked
+  EXPECT_DOUBLE_EQ(tight.warnings[0].bound, 2e-10);          // max(rtol, atol / L)
+  EXPECT_FALSE(tight.warnings[0].adams);
 }
 
 // A run whose integrator restarts after most of its steps says so: projection with continuation
@@ -283,7 +283,7 @@ TEST(Simulation, AdamsRestartingAfterMostStepsWarns) {
   };
   const auto restartWarning = [](const SimulationResult& r) {
     return std::count_if(r.warnings.begin(), r.warnings.end(),
-                         [](const std::string& w) { return w.find("adams restarted after") != std::string::npos; });
+                         [](const RunWarning& w) { return w.kind == RunWarning::Kind::AdamsRestarts; });
   };
   const SimulationResult off = run(false, ode::Method::Adams);
   ASSERT_TRUE(off.ok) << off.failure;

@@ -159,7 +159,7 @@ class Formulation {
   /// Nothing but for coordinate partitioning.
   virtual std::optional<PartitionSummary> partitionSummary() const { return std::nullopt; }
   /// What makes this model costly for this formulation, said before the run (a run's warnings).
-  virtual std::vector<std::string> costWarnings(const Model& /*model*/) const { return {}; }
+  virtual std::vector<RunWarning> costWarnings(const Model& /*model*/) const { return {}; }
   /// From positions x.q at x.t and u: fills x.v, ws.a and du/dt, and ws.lambda when
   /// how.multipliers (inside the integration only their power is needed). With how.project the
   /// state is first moved onto the constraints and x holds the projected positions and velocities.

@@ -71,4 +71,36 @@ struct RunEvent {
   int equation = -1;     ///< lock-up: the equation that became independent
 };
 
+/// Something a user should know of a run whose answer holds (SimulationResult::warnings): a code
+/// with its fields; the words are the front ends' (apps/loopdyn/event_text.hpp), as for events.
+struct RunWarning {
+  enum class Kind {
+    /// The projection trigger `value` is below the drift a step leaves, max(rtol, atol / L) =
+    /// `bound`: a projection after most steps (`adams`: each restarting it).
+    ProjectionBelowDrift,
+    /// hdca: body `name` is far easier to turn about one axis than another (principal inertias
+    /// `value` and `bound`): its spin follows from a momentum through 1 / `value`, and the run
+    /// needs several times dca's steps (dca/hdca.hpp).
+    ThinBody,
+    /// At `t` the motion came to rest at a singular configuration and left it on another branch,
+    /// which the rigid model does not decide.
+    RestLeftBranch,
+    /// adams restarted after `count` of its `steps` steps (`projections` after projections).
+    AdamsRestarts,
+    /// Formulation `name`'s velocities held C v + b = 0 to `value`, above the projection trigger
+    /// `bound`, which projections could not improve: the velocities' trigger rose to `raised`.
+    VelocityFloor,
+    /// The energy check resolves drifts above `value` J (`tolerance` of the work of gravity over
+    /// the characteristic length, `bound` J), but the motion's own energy is `raised` J; an
+    /// energy tolerance of `suggested` resolves a tenth of it.
+    EnergyBlindSpot,
+  };
+  Kind kind = Kind::ProjectionBelowDrift;
+  Scalar t = 0;
+  std::string name;
+  Scalar value = 0, bound = 0, raised = 0, tolerance = 0, suggested = 0;
+  long count = 0, steps = 0, projections = 0;
+  bool adams = false;
+};
+
 }  // namespace loopdyn

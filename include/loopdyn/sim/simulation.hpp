@@ -194,7 +194,7 @@ struct SimulationResult {
   /// The largest scaled position violation at a step's end, before its projection: the drift the
   /// integration leaves (the samples' also holds the dense output's interpolation error).
   Scalar max_step_position_violation = 0;
-  std::vector<std::string> warnings;
+  std::vector<RunWarning> warnings;  ///< what the user should know although the answer holds (run_event.hpp)
   std::vector<RunEvent> events;  ///< what happened along the way, in time order (dynamics/run_event.hpp)
   std::vector<SingularPassage> passages;  ///< singular configurations passed, in time order
   long crossing_steps = 0;                ///< collocation steps across singular configurations

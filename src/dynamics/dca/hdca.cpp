@@ -3,9 +3,7 @@
 #include <Eigen/Eigenvalues>
 
 #include <cmath>
-#include <iomanip>
 #include <limits>
-#include <sstream>
 
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
@@ -295,7 +293,7 @@ constexpr Scalar kThinBodyRatio = 1.5e-5;
 
 }  // namespace
 
-std::vector<std::string> HdcaFormulation::costWarnings(const Model& model) const {
+std::vector<RunWarning> HdcaFormulation::costWarnings(const Model& model) const {
   if (model.dimension() != 3) return {};
   const Body* thinnest = nullptr;
   Scalar least = 1;
@@ -312,12 +310,12 @@ std::vector<std::string> HdcaFormulation::costWarnings(const Model& model) const
     }
   }
   if (!thinnest || least >= kThinBodyRatio) return {};
-  std::ostringstream os;
-  os << "hdca carries the joints' momenta, and body '" << thinnest->name << "' is " << std::setprecision(3)
-     << 1 / least << "x easier to turn about one axis than another (principal inertias " << inertias(0) << " and "
-     << inertias(2) << " kg m^2): its spin follows from a momentum through 1 / " << inertias(0) << ", and the run "
-     << "needs several times dca's steps (dca carries the velocities themselves: the same motion)";
-  return {os.str()};
+  RunWarning warning;
+  warning.kind = RunWarning::Kind::ThinBody;
+  warning.name = thinnest->name;
+  warning.value = inertias(0);
+  warning.bound = inertias(2);
+  return {warning};
 }
 
 std::string HdcaFormulation::begin(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {

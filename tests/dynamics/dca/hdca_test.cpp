@@ -309,7 +309,7 @@ Model parallelogramWithRodSpin(Scalar spin) {
 
 bool saysThin(const SimulationResult& r) {
   return std::any_of(r.warnings.begin(), r.warnings.end(),
-                     [](const std::string& w) { return w.find("easier to turn") != std::string::npos; });
+                     [](const RunWarning& w) { return w.kind == RunWarning::Kind::ThinBody; });
 }
 
 // Thin bodies cost hdca nothing more (issue 46 item 4): a ball joint's momentum is carried in its

@@ -140,7 +140,7 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   /// turn about one axis than another (principal inertias below kThinBodyRatio, 1.5e-5, apart):
   /// its spin follows from a momentum through 1 / I_min, and the run takes many more steps than
   /// dca's (issue 46; measured in hdca.cpp).
-  std::vector<std::string> costWarnings(const Model& model) const override;
+  std::vector<RunWarning> costWarnings(const Model& model) const override;
   /// u = p of the assembled state x (sigma = 0).
   std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// u = p: fills x.v_r (the joint velocities) and x.v, ws.kin.motion and ws.F, du = pdot; with
