@@ -92,6 +92,13 @@ py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& reque
   out["max_velocity_violation"] = run.result.max_velocity_violation;
   out["steps"] = run.result.statistics.steps;
   out["rhs_evaluations"] = run.result.statistics.rhs_evaluations;
+  const loopdyn::RunStageSeconds& s = run.result.stage_seconds;
+  py::dict stages;
+  for (const auto& [name, seconds] : {std::pair{"start", s.start}, {"integration", s.integration}, {"samples", s.samples},
+                                      {"watch", s.watch}, {"projections", s.projections},
+                                      {"formulation", s.formulation}, {"checks", s.checks}})
+    stages[name] = seconds;
+  out["stage_seconds"] = stages;
   return out;
 }
 

@@ -22,7 +22,7 @@ import tempfile
 
 METHODS = ["lagrange", "elimination", "partitioning", "projection", "dca", "hdca"]
 COORDINATES = ["absolute", "relative"]
-TIMINGS = {"wall_seconds"}
+TIMINGS = {"wall_seconds", "stage_seconds"}
 
 
 def run(cli, model, method, coordinates, t_end, out, extra=()):

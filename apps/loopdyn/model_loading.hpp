@@ -13,6 +13,7 @@ namespace loopdyn::cli {
 struct LoadedModel {
   Model model;
   AssemblyResult assembly;
+  double read_seconds = 0, compile_seconds = 0, assemble_seconds = 0;  ///< wall time of each stage
 };
 
 /// Reads and compiles `path` and assembles its initial state. On failure prints the problems to

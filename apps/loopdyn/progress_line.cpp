@@ -19,8 +19,18 @@ ProgressLine::ProgressLine(double t0, double t_end, bool enabled)
 
 ProgressLine::~ProgressLine() { finish(); }
 
-void ProgressLine::header(const std::string& text) const {
-  if (enabled_) std::fprintf(stderr, "%s\n", text.c_str());
+void ProgressLine::stage(const std::string& what) {
+  if (!enabled_) return;
+  std::fprintf(stderr, "\r  %s ...\033[K", what.c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void ProgressLine::header(const std::string& text) {
+  if (!enabled_) return;
+  finish();
+  std::fprintf(stderr, "%s\n", text.c_str());
+  start_ = last_ = std::chrono::steady_clock::now();
 }
 
 void ProgressLine::update(double t) {

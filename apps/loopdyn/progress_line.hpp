@@ -16,8 +16,11 @@ class ProgressLine {
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
-  /// Prints `text` on its own line (the run's header) when shown.
-  void header(const std::string& text) const;
+  /// Says what the command is doing before the run (issue 48: a large model's start takes
+  /// seconds): "  what ...", rewritten in place until the header.
+  void stage(const std::string& what);
+  /// Prints `text` on its own line (the run's header) when shown; the run's clock starts.
+  void header(const std::string& text);
   /// The run has reached t: redraws the line at most every 0.2 s of wall time.
   void update(double t);
   /// Clears the line (the summary follows on stdout).

@@ -17,6 +17,7 @@
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
 #include "loopdyn/analysis/projective_criterion.hpp"
+#include "loopdyn/common/stage_clock.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/loopdyn.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
@@ -143,6 +144,12 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   const State& x0 = loaded->assembly.state;
 
   SimulationRun run;
+  run.read_seconds = loaded->read_seconds;
+  run.compile_seconds = loaded->compile_seconds;
+  run.assemble_seconds = loaded->assemble_seconds;
+  LapTimer stage;
+  ProgressLine progress(x0.t, options.request.t_end, stderrIsTerminal());
+  progress.stage("choosing the formulation: the constraints' generic rank");
   run.model_path = options.model_path;
   run.out_path = options.out_path;
   run.model = &model;
@@ -150,12 +157,15 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   exit_code = kExitUsage;
   const std::unique_ptr<Formulation> formulation = chosenFormulation(options, model, x0, run);
   if (!formulation) return;
+  run.setup_seconds = stage.lap();
   if (reportOptionProblem(simulationOptionsProblem(run.options, x0.t))) return;
   const std::optional<ColumnOptions> column_options =
       chosenColumns(options, model, *formulation, run.coordinates == "relative");
   if (!column_options) return;
   // (the report's table shows every pair's uniqueness)
+  progress.stage("deciding which reactions are unique");
   const UniquenessReport flags = uniquenessMarks(model, x0, *column_options, !options.report_path.empty());
+  run.uniqueness_seconds = stage.lap();
   const SampleColumns columns(model, flags, *column_options);
   run.columns = static_cast<int>(columns.names().size());
   run.non_unique_columns = columns.nonUniqueColumns();
@@ -178,7 +188,6 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   // samples: the CSV row (and the page's)
   std::vector<double> row;
   std::vector<std::vector<double>> kept_rows;  // --report
-  ProgressLine progress(x0.t, run.options.t_end, stderrIsTerminal());
   progress.header("loopdyn simulate: " + model.name() + " (" + options.model_path + "), " + run.formulation + ", " +
                   options.request.integrator + ", t = " + formatNumber(x0.t) + " .. " + formatNumber(run.options.t_end) + " s");
   try {
@@ -189,12 +198,14 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
       progress.update(sample.x.t);
     });
     progress.finish();
+    stage.lap();
     summarizePartitioning(model, *formulation, run);
     collectWarnings(run);
     const bool ok = run.result.ok;
     outputs->writeSidecar(columnsSidecar(columns.names(), columns.nonUniqueNames()));
     if (!options.report_path.empty())
       outputs->writeReport(reportPage(*loaded, options, run, columns, flags, kept_rows, web));
+    run.output_seconds = stage.lap();
     // the summary reaches standard output before anything is committed
     std::string summary = options.json ? simulationJson(run) : simulationText(run);
     if (!options.report_path.empty() && !options.json) summary += "report       " + outputs->reportPath(ok) + '\n';

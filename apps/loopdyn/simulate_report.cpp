@@ -70,6 +70,22 @@ void collectWarnings(SimulationRun& run) {
   for (const RunWarning& w : result.warnings) run.warnings.push_back(warningText(w));
 }
 
+namespace {
+
+/// Every stage's wall time, the command's and the run's, in order: (name, seconds).
+std::vector<std::pair<const char*, double>> stageSeconds(const SimulationRun& run) {
+  const RunStageSeconds& s = run.result.stage_seconds;
+  return {{"read", run.read_seconds},         {"compile", run.compile_seconds},
+          {"assemble", run.assemble_seconds}, {"setup", run.setup_seconds},
+          {"uniqueness", run.uniqueness_seconds}, {"start", s.start},
+          {"integration", s.integration},     {"samples", s.samples},
+          {"watch", s.watch},                 {"projections", s.projections},
+          {"formulation", s.formulation},     {"checks", s.checks},
+          {"output", run.output_seconds}};
+}
+
+}  // namespace
+
 std::string simulationText(const SimulationRun& run) {
   const SimulationResult& r = run.result;
   const SimulationOptions& o = run.options;
@@ -112,7 +128,9 @@ std::string simulationText(const SimulationRun& run) {
      << r.statistics.rhs_evaluations << " right-hand sides, " << r.projections << " projections";
   if (r.projections_postponed > 0) os << " (" << r.projections_postponed << " postponed)";
   os << '\n';
-  os << "  wall time       " << number(r.wall_seconds) << " s\n";
+  os << "  wall time       " << number(r.wall_seconds) << " s in the run; by stage:";
+  for (const auto& [name, seconds] : stageSeconds(run)) os << ' ' << name << ' ' << number(seconds, "%.3g");
+  os << " s\n";
   os << "  energy balance  drift " << number(r.energy_drift_max) << " J = " << number(relativeDrift(r))
      << " of the energy scale " << number(r.energy_scale) << " J\n";
   os << "  constraints     max violation " << number(r.max_position_violation) << " (position), "
@@ -170,6 +188,9 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("projections").value(static_cast<double>(r.projections));
   w.key("projections_postponed").value(static_cast<double>(r.projections_postponed));
   w.key("wall_seconds").value(r.wall_seconds);
+  w.key("stage_seconds").beginObject();
+  for (const auto& [name, seconds] : stageSeconds(run)) w.key(name).value(seconds);
+  w.endObject();
   w.endObject();
   w.key("energy").beginObject();
   w.key("initial_balance").value(r.energy_initial);

@@ -29,6 +29,9 @@ struct SimulationRun {
   int columns = 0, non_unique_columns = 0;
   std::vector<std::string> non_unique;  ///< the non-unique columns' names
   std::vector<std::string> warnings;
+  /// Wall time of the command's own stages, seconds (the run's are result.stage_seconds).
+  double read_seconds = 0, compile_seconds = 0, assemble_seconds = 0, setup_seconds = 0, uniqueness_seconds = 0,
+         output_seconds = 0;
 };
 
 /// The CSV's sidecar, "out.columns.json" for "out.csv" ("out.columns.json" for "out"): every

@@ -74,6 +74,7 @@ class Simulation:
     max_velocity_violation: float = 0.0
     steps: int = 0
     rhs_evaluations: int = 0
+    stage_seconds: Dict[str, float] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.columns[name]

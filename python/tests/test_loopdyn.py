@@ -90,6 +90,10 @@ class Simulation(unittest.TestCase):
         self.assertEqual((run.events[0]["rank_regular"], run.events[0]["rank"]), (14, 12))
         self.assertFalse(run.events[0]["left_branch"])
         self.assertIn("rank 14 -> 12", run.events[0]["text"])
+        # where the run's time went, by stage
+        self.assertEqual(list(run.stage_seconds), ["start", "integration", "samples", "watch", "projections",
+                                                   "formulation", "checks"])
+        self.assertGreater(run.stage_seconds["integration"], 0)
 
     def test_every_option_of_the_command_line_reaches_the_run(self):
         # the options the request gained with the library's one set-up (issue 47): the projection

@@ -87,6 +87,7 @@ SimulationResult Run::go() {
   defineRightHandSides();
   if (!start()) return std::move(result);
   startStepping();
+  clock.enter(Stage::Integration);  // (the stepping's own glue is charged to the integration)
   while (result.ok && integrator->time() < options.t_end) step();
   finish();
   return std::move(result);
@@ -165,6 +166,7 @@ std::string Run::velocitiesAt(State& x, Eigen::Ref<const VecX> uv) {
 // (inside the step across a singular configuration the sample's state is the collocation's,
 // not the integrator's: its drift says nothing about the integration and is not counted)
 void Run::emit(Scalar t, const VecX& ye, bool in_crossing) {
+  const Timer timer(clock, Stage::Samples);
   positions(t, ye, sample.x);
   std::string problem = velocitiesAt(sample.x, ye.segment(nq, nu));
   violations(model, ws, sample.x, sample.position_violation, sample.velocity_violation);
@@ -356,19 +358,16 @@ void Run::step() {
   u = integrator->state().segment(nq, nu);
   velocitiesAt(xp, u);  // (a problem there shows in the next step's evaluations)
   hermite.setEnd(model, 1, xp);
-  if (!crossing) watchStep(t0, false);
-  if (lockedUp(t0)) return;
-  recordApproaches(crossing);
-  if (!result.ok) return;
-  if (watch->lastRatio() >= kRegularRatio) {
-    judgePassages(xp);
-    last_regular = xp;
-    regular_before = true;
-  }
-  if (!result.ok) return;
+  if (!watchTheStep(t0, crossing)) return;
   bool restart = false;
-  if (!stabilize(crossing, restart)) return;
-  const Formulation::StepOutcome outcome = formulation.afterStep(model, ws, step_info, xp, u);
+  {
+    const Timer timer(clock, Stage::Projections);
+    if (!stabilize(crossing, restart)) return;
+  }
+  const Formulation::StepOutcome outcome = [&] {
+    const Timer timer(clock, Stage::Formulation);
+    return formulation.afterStep(model, ws, step_info, xp, u);
+  }();
   if (!outcome.failure.empty()) {
     result.fail(RunStatus::EvaluationFailed, xp.t, outcome.failure);
     return;
@@ -378,14 +377,34 @@ void Run::step() {
     result.events.back().t = xp.t;
   }
   restart = restart || outcome.restart;
-  if (step_info.projected && velocity_projection && !learnVelocityFloor()) return;
+  if (step_info.projected && velocity_projection) {
+    const Timer timer(clock, Stage::Projections);
+    if (!learnVelocityFloor()) return;
+  }
   if (restart) {
     ++result.restarts;
     y.resize(nq + nu + 1);
     y << p_end, u, integrator->state()(nq + nu);
     integrator->reset(integrator->time(), y);
   }
+  const Timer timer(clock, Stage::Watch);
   planNextStep(t0, crossing);
+}
+
+/// The watch over the step just taken: its ratios, a lock-up, the singular configurations it
+/// approached, the passages judged at a regular configuration. False when the run ends there.
+bool Run::watchTheStep(Scalar t0, bool crossing) {
+  const Timer timer(clock, Stage::Watch);
+  if (!crossing) watchStep(t0, false);
+  if (lockedUp(t0)) return false;
+  recordApproaches(crossing);
+  if (!result.ok) return false;
+  if (watch->lastRatio() >= kRegularRatio) {
+    judgePassages(xp);
+    last_regular = xp;
+    regular_before = true;
+  }
+  return result.ok;
 }
 
 /// Across the singular configuration the plan predicts: one collocation step, no evaluation next
@@ -757,6 +776,7 @@ void Run::planNextStep(Scalar t0, bool crossing) {
 /// The end of the run: passages the motion had not yet moved away from (judged at its end), the
 /// statistics, the final state and the checks.
 void Run::finish() {
+  clock.enter(Stage::Checks);
   if (result.ok) judgePassages(xp);
   LOOPDYN_CHECK(!result.ok || next > last, "a completed run emitted ", next, " of its ", last + 1, " samples");
   result.statistics = integrator->statistics();
@@ -783,6 +803,9 @@ void Run::finish() {
   u = integrator->state().segment(nq, nu);
   formulation.evaluate(model, ws, result.final_state, u, du, Evaluation{false, true});
   checkEnergyAndViolation();
+  clock.enter(Stage::Checks);
+  const auto& seconds = clock.seconds();
+  result.stage_seconds = {seconds[0], seconds[1], seconds[2], seconds[3], seconds[4], seconds[5], seconds[6]};
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
 }
 

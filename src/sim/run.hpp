@@ -15,6 +15,7 @@
 #include "loopdyn/kinematics/coordinates.hpp"
 #include "loopdyn/ode/gauss_legendre.hpp"
 #include "loopdyn/ode/integrator.hpp"
+#include "loopdyn/common/stage_clock.hpp"
 #include "loopdyn/sim/simulation.hpp"
 #include "singular_passage.hpp"
 
@@ -57,6 +58,7 @@ class Run {
   void failLockUp(Scalar t0, const std::string& what);
   /// The equation the watch last found beyond the generic rank, with its pair.
   std::string excessEquationName() const;
+  bool watchTheStep(Scalar t0, bool crossing);
   void planNextStep(Scalar t0, bool crossing);
   // the end
   void finish();
@@ -77,6 +79,11 @@ class Run {
   const SimulationOptions& options;
   const OnSample& on_sample;
   const std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
+  /// The stages wall time is charged to (SimulationResult::stage_seconds, in its order).
+  enum class Stage { Start, Integration, Samples, Watch, Projections, Formulation, Checks };
+  using Clock = StageClock<Stage, 7>;
+  using Timer = StageTimer<Clock, Stage>;
+  Clock clock{Stage::Start};
   SimulationResult result;
   DynamicsWorkspace ws, watch_ws;
   Scalar tolerance = 0;  ///< the projection trigger (scaled violation)

@@ -199,6 +199,9 @@ TEST(SimulateCommand, ShowsProgressOnlyOnATerminal) {
             std::string::npos) << terminal;
   EXPECT_NE(terminal.find(" of 2 s ["), std::string::npos) << terminal;
   EXPECT_NE(terminal.find(" left "), std::string::npos) << terminal;
+  // and what it does before the run (a large model's start takes seconds), not when piped
+  EXPECT_NE(terminal.find("deciding which reactions are unique ..."), std::string::npos) << terminal;
+  EXPECT_EQ(piped.output.find("deciding which reactions"), std::string::npos) << piped.output;
 }
 
 // --point (issue 19): a marker's world position and velocity, equal to what the body's own columns
@@ -358,6 +361,18 @@ TEST(SimulateCommand, JsonSummaryHasStatisticsFinalStateAndWarnings) {
   EXPECT_EQ(j["samples"].as<int>(), 101);
   EXPECT_GT(j["statistics"]["steps"].as<double>(), 0);
   EXPECT_GE(j["statistics"]["rhs_evaluations"].as<double>(), j["statistics"]["steps"].as<double>());
+  // where the time went, stage by stage: the run's stages add up to its wall time
+  const YAML::Node stages = j["statistics"]["stage_seconds"];
+  double run_stages = 0;
+  for (const char* name : {"read", "compile", "assemble", "setup", "uniqueness", "start", "integration", "samples",
+                           "watch", "projections", "formulation", "checks", "output"}) {
+    ASSERT_TRUE(stages[name].IsDefined()) << name;
+    EXPECT_GE(stages[name].as<double>(), 0) << name;
+  }
+  for (const char* name : {"start", "integration", "samples", "watch", "projections", "formulation", "checks"})
+    run_stages += stages[name].as<double>();
+  EXPECT_NEAR(run_stages, j["statistics"]["wall_seconds"].as<double>(), 1e-3);
+  EXPECT_GT(stages["integration"].as<double>(), 0);
   EXPECT_NEAR(j["final_state"]["t"].as<double>(), 1.0, 1e-12);
   EXPECT_LT(j["energy"]["relative_drift"].as<double>(), 1e-5);
   EXPECT_TRUE(j["warnings"].IsSequence());

@@ -173,6 +173,18 @@ std::ostream& operator<<(std::ostream& os, RunStatus status);
 /// True for the statuses of a failed check (the result is wrong, not merely unfinished).
 bool isFailedCheck(RunStatus status);
 
+/// Where a run's wall time went (issue 48), in seconds; wall_seconds is their sum. Stages nest:
+/// the samples inside an integrator's step are charged to samples alone.
+struct RunStageSeconds {
+  double start = 0;        ///< the generic rank, the formulation's start, the watch at the start
+  double integration = 0;  ///< the integrator's steps (right-hand sides) and the crossings' collocation steps
+  double samples = 0;      ///< the samples: the evaluation on the constraints, reactions, on_sample (a CSV row)
+  double watch = 0;        ///< the singularity watch, passages, crossing plans, lock-ups
+  double projections = 0;  ///< projections onto the constraints, the velocity floor
+  double formulation = 0;  ///< the formulation's work after a step (switches, re-choices, its basis)
+  double checks = 0;       ///< the end: pending passages, the energy and violation checks
+};
+
 struct SimulationResult {
   bool ok = true;  ///< status == Completed
   RunStatus status = RunStatus::Completed;
@@ -186,6 +198,7 @@ struct SimulationResult {
   long restarts = 0;
   long samples = 0;
   double wall_seconds = 0;
+  RunStageSeconds stage_seconds;  ///< wall_seconds by stage
   State final_state;
   Scalar energy_initial = 0;       ///< T + V - W at t = 0
   Scalar energy_drift_max = 0;     ///< max |E(t) - E(0)| over the samples
