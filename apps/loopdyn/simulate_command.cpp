@@ -131,6 +131,28 @@ std::string reportPage(const LoadedModel& loaded, const SimulateOptions& options
   return htmlReport(report, web);
 }
 
+/// The run's description from the loaded model: the files, the assembly's changes, the times of
+/// reading, compiling and assembling.
+SimulationRun describedRun(const SimulateOptions& options, const LoadedModel& loaded) {
+  SimulationRun run;
+  run.model_path = options.model_path;
+  run.out_path = options.out_path;
+  run.model = &loaded.model;
+  run.assembly_changes = assemblyChangeLines(loaded.model, loaded.assembly.state);
+  run.read_seconds = loaded.read_seconds;
+  run.compile_seconds = loaded.compile_seconds;
+  run.assemble_seconds = loaded.assemble_seconds;
+  return run;
+}
+
+/// What the summary says of the columns (and whether the run computes multipliers for them).
+void describeColumns(const SampleColumns& columns, SimulationRun& run) {
+  run.columns = static_cast<int>(columns.names().size());
+  run.non_unique_columns = columns.nonUniqueColumns();
+  run.non_unique = columns.nonUniqueNames();
+  run.options.multipliers = columns.needsMultipliers();
+}
+
 void runSimulate(const SimulateOptions& options, int& exit_code) {
   if (const std::string conflict = outputConflict(options.model_path, options.out_path, options.report_path);
       !conflict.empty()) {
@@ -143,17 +165,10 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   const Model& model = loaded->model;
   const State& x0 = loaded->assembly.state;
 
-  SimulationRun run;
-  run.read_seconds = loaded->read_seconds;
-  run.compile_seconds = loaded->compile_seconds;
-  run.assemble_seconds = loaded->assemble_seconds;
   LapTimer stage;
+  SimulationRun run = describedRun(options, *loaded);
   ProgressLine progress(x0.t, options.request.t_end, stderrIsTerminal());
   progress.stage("choosing the formulation: the constraints' generic rank");
-  run.model_path = options.model_path;
-  run.out_path = options.out_path;
-  run.model = &model;
-  run.assembly_changes = assemblyChangeLines(model, x0);
   exit_code = kExitUsage;
   const std::unique_ptr<Formulation> formulation = chosenFormulation(options, model, x0, run);
   if (!formulation) return;
@@ -167,10 +182,7 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   const UniquenessReport flags = uniquenessMarks(model, x0, *column_options, !options.report_path.empty());
   run.uniqueness_seconds = stage.lap();
   const SampleColumns columns(model, flags, *column_options);
-  run.columns = static_cast<int>(columns.names().size());
-  run.non_unique_columns = columns.nonUniqueColumns();
-  run.non_unique = columns.nonUniqueNames();
-  run.options.multipliers = columns.needsMultipliers();
+  describeColumns(columns, run);
 
   // every output opened before the run (and the report's libraries read): a place that cannot be
   // written, or a missing setup, fails before the simulation, not after it

@@ -86,6 +86,26 @@ std::vector<std::pair<const char*, double>> stageSeconds(const SimulationRun& ru
 
 }  // namespace
 
+namespace {
+
+/// The JSON's statistics: steps, right-hand sides, projections, wall time and its stages.
+void writeStatistics(io::JsonWriter& w, const SimulationRun& run) {
+  const SimulationResult& r = run.result;
+  w.key("statistics").beginObject();
+  w.key("steps").value(static_cast<double>(r.statistics.steps));
+  w.key("rejected_steps").value(static_cast<double>(r.statistics.rejected_steps));
+  w.key("rhs_evaluations").value(static_cast<double>(r.statistics.rhs_evaluations));
+  w.key("projections").value(static_cast<double>(r.projections));
+  w.key("projections_postponed").value(static_cast<double>(r.projections_postponed));
+  w.key("wall_seconds").value(r.wall_seconds);
+  w.key("stage_seconds").beginObject();
+  for (const auto& [name, seconds] : stageSeconds(run)) w.key(name).value(seconds);
+  w.endObject();
+  w.endObject();
+}
+
+}  // namespace
+
 std::string simulationText(const SimulationRun& run) {
   const SimulationResult& r = run.result;
   const SimulationOptions& o = run.options;
@@ -181,17 +201,7 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("assembly_changes").array(run.assembly_changes);
   w.key("non_unique_columns").value(run.non_unique_columns);
   w.key("non_unique").array(run.non_unique);
-  w.key("statistics").beginObject();
-  w.key("steps").value(static_cast<double>(r.statistics.steps));
-  w.key("rejected_steps").value(static_cast<double>(r.statistics.rejected_steps));
-  w.key("rhs_evaluations").value(static_cast<double>(r.statistics.rhs_evaluations));
-  w.key("projections").value(static_cast<double>(r.projections));
-  w.key("projections_postponed").value(static_cast<double>(r.projections_postponed));
-  w.key("wall_seconds").value(r.wall_seconds);
-  w.key("stage_seconds").beginObject();
-  for (const auto& [name, seconds] : stageSeconds(run)) w.key(name).value(seconds);
-  w.endObject();
-  w.endObject();
+  writeStatistics(w, run);
   w.key("energy").beginObject();
   w.key("initial_balance").value(r.energy_initial);
   w.key("drift_max").value(r.energy_drift_max);
