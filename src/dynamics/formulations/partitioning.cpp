@@ -21,13 +21,19 @@ std::vector<int> complement(const std::vector<int>& set, int n) {
 }
 
 
-/// The reciprocal condition estimate of the dimensionless C_KD of partition p.
-Scalar rowsCondition(const MatX& C, const VecX& row, const VecX& col, const Partition& p) {
+/// The dimensionless C_KD of partition p (diag(row) C diag(col) on rows K, columns D).
+void scaledBlock(const MatX& C, const VecX& row, const VecX& col, const Partition& p, MatX& cd) {
   const auto r = static_cast<Eigen::Index>(p.rows.size());
-  if (r == 0) return 1;
-  MatX cd(r, r);
+  cd.resize(r, r);
   for (Eigen::Index j = 0; j < r; ++j)
     for (Eigen::Index i = 0; i < r; ++i) cd(i, j) = row(p.rows[i]) * C(p.rows[i], p.dependent[j]) * col(p.dependent[j]);
+}
+
+/// Its reciprocal condition estimate (1 without rows).
+Scalar rowsCondition(const MatX& C, const VecX& row, const VecX& col, const Partition& p) {
+  if (p.rows.empty()) return 1;
+  MatX cd;
+  scaledBlock(C, row, col, p, cd);
   return Eigen::PartialPivLU<MatX>(cd).rcond();
 }
 
@@ -60,9 +66,7 @@ bool PartitionedEquations::velocities(const MatX& C, const VecX& b, const VecX& 
   k_ = static_cast<int>(I.size());
   const auto n = static_cast<Eigen::Index>(r_ + k_);
   // C_KD on the dimensionless matrix (pivoting and conditioning independent of units)
-  cd_.resize(r_, r_);
-  for (int j = 0; j < r_; ++j)
-    for (int i = 0; i < r_; ++i) cd_(i, j) = row(K[i]) * C(K[i], D[j]) * col(D[j]);
+  scaledBlock(C, row, col, p, cd_);
   if (r_ > 0) {
     cd_lu_.compute(cd_);
     if (!(cd_lu_.rcond() > kSingularBlock)) return false;
