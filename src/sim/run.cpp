@@ -22,6 +22,18 @@ constexpr Scalar kPostponeFactor = 100;
 /// before the run stops (Run::learnVelocityFloor).
 constexpr int kMaxUnheldSteps = 50;
 
+/// Steps shorter on average than this fraction of the motion's time scale (motionTimeScale) have
+/// collapsed; kMaxCollapsedSteps of them without a restart of the integrator between them end the
+/// run (stepsCollapsed; adams restarted after every step is slow by design and warns instead: the
+/// AdamsRestarts warning). Measured: hdca with adams
+/// on a mechanism ill-conditioned everywhere (tests/data/reproducers/partitioning_rows_ill_
+/// conditioned_everywhere.yaml) stepped 2.7e-8 s (1.4e-7 of its time scale) with half its steps
+/// rejected from t = 1 ms on: 630 804 steps and 49 s for 5 ms, 10^6 steps before max_steps ended
+/// it; dopri5 finds the lock-up forming at 10 ms in 203 steps. A run that needs such steps for
+/// long would reach max_steps before covering a hundredth of its time scale anyway.
+constexpr Scalar kCollapsedStep = 1e-6;
+constexpr long kMaxCollapsedSteps = 5000;
+
 /// A run on adams whose restarts exceed this share of its steps (and kRestartWarningSteps) warns:
 /// each restart drops adams to order 1 and a small step (measured: projection with continuation
 /// off rebases its basis after every step, 153 966 steps for 1 s of the modified 2x2 four-bar).
@@ -232,6 +244,7 @@ bool Run::start() {
   if (const TreeKinematics* tree = coordinates->tree())
     ode_options.error_weights = jointCoordinateWeights(model, *tree, formulation, nu, ode_options);
   integrator.emplace(options.integrator, rhs, x0.t, y0, ode_options);
+  window_t0 = x0.t;
   collocation.emplace(static_cast<int>(y0.size()));
   dt = options.sample_interval;
   last = std::max(1L, static_cast<long>(std::ceil((options.t_end - x0.t) / dt - 1e-9)));
@@ -288,7 +301,7 @@ void Run::setProjectMode(bool project, Scalar t) {
         !problem.empty())
       result.fail(RunStatus::EvaluationFailed, t, "at " + timeLabel(t) + ": " + problem);
   }
-  integrator->reset(t, y_now);
+  restartIntegrator(t, y_now);
 }
 
 Scalar Run::singularValueRatio(const State& x) {
@@ -385,7 +398,7 @@ void Run::step() {
     ++result.restarts;
     y.resize(nq + nu + 1);
     y << p_end, u, integrator->state()(nq + nu);
-    integrator->reset(integrator->time(), y);
+    restartIntegrator(integrator->time(), y);
   }
   const Timer timer(clock, Stage::Watch);
   planNextStep(t0, crossing);
@@ -444,7 +457,7 @@ bool Run::crossSingularConfiguration(Scalar t0) {
   ++result.crossing_steps;
   ++steps;
   const VecX y_begin = integrator->state();
-  integrator->reset(t0 + h_crossing, y_end);
+  restartIntegrator(t0 + h_crossing, y_end);
   crossing_t0 = t0;
   step_info.at = [this](Scalar t, State& x, VecX& ui) {
     collocation->interpolate((t - crossing_t0) / h_crossing, yi);
@@ -510,6 +523,7 @@ bool Run::ordinaryStep(Scalar t0) {
   if (step.ok && ++steps > options.ode.max_steps)
     step = {false, "more than " + std::to_string(options.ode.max_steps) + " steps (step size collapsed) at " +
                        timeLabel(integrator->time())};
+  if (step.ok && stepsCollapsed()) step = {false, collapseText()};
   if (!step.ok) {
     positions(integrator->time(), integrator->state(), xp);
     // (a step fails where its right-hand side did, or where its error control gave up)
@@ -525,6 +539,34 @@ bool Run::ordinaryStep(Scalar t0) {
     ++next;
   }
   return true;
+}
+
+/// Whether the steps have collapsed (kCollapsedStep, kMaxCollapsedSteps): the error test keeps
+/// failing on a right-hand side that is not smooth at the tolerance asked.
+bool Run::stepsCollapsed() {
+  if (++window_steps < kMaxCollapsedSteps) return false;
+  const Scalar span = integrator->time() - window_t0;
+  if (span < static_cast<Scalar>(kMaxCollapsedSteps) * kCollapsedStep * motionTimeScale(model, x_start)) return true;
+  window_steps = 0;
+  window_t0 = integrator->time();
+  return false;
+}
+
+std::string Run::collapseText() const {
+  std::ostringstream os;
+  os << "from " << timeLabel(window_t0) << " to " << timeLabel(integrator->time()) << " the integrator took "
+     << window_steps << " steps of " << (integrator->time() - window_t0) / static_cast<Scalar>(window_steps)
+     << " s on average, below " << kCollapsedStep << " of the motion's time scale (" << motionTimeScale(model, x_start)
+     << " s): its error test cannot pass on a right-hand side that is not smooth at rtol " << options.ode.rtol
+     << " (the rounding of an ill-conditioned evaluation, or a lock-up forming); a looser rtol, another integrator "
+     << "or another method may pass";
+  return os.str();
+}
+
+void Run::restartIntegrator(Scalar t, const VecX& y_now) {
+  integrator->reset(t, y_now);
+  window_steps = 0;
+  window_t0 = t;
 }
 
 /// How the watch reads the step just taken: states from the integrator's dense output, positions

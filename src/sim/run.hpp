@@ -49,6 +49,10 @@ class Run {
   bool crossSingularConfiguration(Scalar t0);
   void emitCrossingSamples(Scalar t0, const VecX& y_begin, const VecX& y_end);
   bool ordinaryStep(Scalar t0);
+  bool stepsCollapsed();
+  std::string collapseText() const;
+  /// The integrator from (t, y) afresh (after a projection, a change of mode, a crossing).
+  void restartIntegrator(Scalar t, const VecX& y_now);
   void setOrdinaryStepReaders(Scalar t0);
   bool lockedUp(Scalar t0);
   void recordApproaches(bool crossing);
@@ -124,6 +128,8 @@ class Run {
   VecX u, yi, y_start, p_end;
   Formulation::Step step_info;
   long steps = 0, steps_near = 0;
+  long window_steps = 0;  ///< ordinary steps since the integrator's last restart or the last window (stepsCollapsed)
+  Scalar window_t0 = 0;    ///< where they began
   Scalar t_near = 0;
   // sigma_r / sigma_1 at the last step's end: the next step's start has the same positions unless
   // they were projected in between (an eigen-decomposition saved per step near a crossing)

@@ -157,6 +157,26 @@ TEST(IllConditionedEverywhere, PartitioningDoesNotFlipItsRows) {
   EXPECT_LT(run.result.statistics.steps, 200);
 }
 
+// A right-hand side that is not smooth at the tolerance asked makes the error test fail at any
+// step above a few tens of nanoseconds: hdca with adams on the same mechanism crawled 630 804
+// steps (49 s) through 5 ms and would have reached max_steps (10^6) before 0.01 s. Steps
+// averaging below 1e-6 of the motion's time scale over 5 000 without a restart now end the run
+// as a failed step that says why (adams restarted after every step, slow by design, does not:
+// Simulation.AdamsRestartingAfterMostStepsWarns).
+TEST(IllConditionedEverywhere, ACollapsedStepSizeEndsTheRunAndSaysWhy) {
+  const Model model = loadModel(reproducer("partitioning_rows_ill_conditioned_everywhere"));
+  SimulationRequest request;
+  request.t_end = 0.1;
+  request.method = "hdca";
+  request.integrator = "adams";
+  request.reactions = "none";
+  const Trajectory run = simulateModel(model, request);
+  ASSERT_FALSE(run.result.ok);
+  EXPECT_EQ(run.result.status, RunStatus::StepFailed);
+  EXPECT_LT(run.result.statistics.steps, 6000);
+  EXPECT_LT(run.result.failure_time, 0.01);
+}
+
 // The checks hold at any tolerance (issue 45): `--rtol 1` completed with 70 % of the energy gone,
 // because the energy check allowed 1e4 rtol of the energy scale. Now it allows at most 1 %, the
 // step ends' constraint violation at most 1 % of L, and rtol is at most 0.1.
