@@ -286,7 +286,7 @@ namespace {
 /// momenta carried in their children's axes (ball_momenta.hpp). The spatial parallelogram (2 s,
 /// rtol 1e-8, dopri5) with its nine rods' ratio at 1e-2 / 1e-3 / 1e-4 / 1e-5 / 1e-6 / 1.5e-7:
 /// hdca 252 / 252 / 247 / 690 / 6 052 / 40 899 steps where dca takes 279 / 289 / 283 / 282 / 278 /
-/// 284 (with the momenta in the parents' axes: 1 712 / 4 239 / - / - / - / over 120 s). Only
+/// 284 (with the momenta in the parents' axes: 1 838 / 4 643 / - / - / - / over 120 s). Only
 /// bodies whose tree joint turns them about every axis (spherical, floating): a universal joint's
 /// two axes may miss the thin one.
 constexpr Scalar kThinBodyRatio = 1.5e-5;

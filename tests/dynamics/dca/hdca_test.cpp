@@ -315,7 +315,7 @@ bool saysThin(const SimulationResult& r) {
 // Thin bodies cost hdca nothing more (issue 46 item 4): a ball joint's momentum is carried in its
 // child's axes, less the momenta of the ball joints below (ball_momenta.hpp). The spatial
 // parallelogram, whose rods (leaves and carriers) turn 100x / 1000x more easily about their axis:
-// hdca took 1 712 / 4 239 steps over 2 s where dca took 279 / 289; now 252 / 252.
+// hdca took 1 838 / 4 643 steps over 2 s where dca took 279 / 289; now 252 / 252.
 TEST(HdcaSimulation, ThinBodiesCostNothingMore) {
   for (const Scalar spin : {0.04, 0.004}) {
     const auto [dca, hdca] = dcaAndHdcaRuns(parallelogramWithRodSpin(spin), 0.5);

@@ -116,7 +116,7 @@ Eigen::Matrix<Scalar, 12, 1> constraintRateTransposed(const Model& model, int jo
 /// free) angular momentum in its child's axes, less what the ball joints below carry
 /// (ball_momenta.hpp; issue 46): in the parents' axes a thin body's spin followed from p through
 /// its world inertia R I R^T, and dopri5 took 15x dca's steps on the spatial parallelogram with
-/// 1:1000 rods (4 239 against 289, 2 s at rtol 1e-8); now 252. Per right-hand side: the velocity
+/// 1:1000 rods (4 643 against 289, 2 s at rtol 1e-8); now 252. Per right-hand side: the velocity
 /// level, then pdot; ws.a and ws.lambda come from the acceleration-level DCA only where asked
 /// (multipliers, drivers' power).
 ///
