@@ -139,17 +139,22 @@ TEST(IllConditionedLadder, IsRegularForEveryFormulation) {
     }
 }
 
+/// `method` with adams for 0.1 s, without reactions, on the mechanism ill-conditioned everywhere.
+Trajectory illConditionedRun(const char* method) {
+  const Model model = loadModel(reproducer("partitioning_rows_ill_conditioned_everywhere"));
+  SimulationRequest request;
+  request.t_end = 0.1;
+  request.method = method;
+  request.integrator = "adams";
+  request.reactions = "none";
+  return simulateModel(model, request);
+}
+
 // Rows as ill-conditioned whichever are chosen (issue 46, the fuzzer's timeout): partitioning
 // re-chose its rows 427 times in 0.1 s with adams, each time restarting it; rows are now re-chosen
 // for their condition only when 10x better conditioned.
 TEST(IllConditionedEverywhere, PartitioningDoesNotFlipItsRows) {
-  const Model model = loadModel(reproducer("partitioning_rows_ill_conditioned_everywhere"));
-  SimulationRequest request;
-  request.t_end = 0.1;
-  request.method = "partitioning";
-  request.integrator = "adams";
-  request.reactions = "none";
-  const Trajectory run = simulateModel(model, request);
+  const Trajectory run = illConditionedRun("partitioning");
   ASSERT_TRUE(run.result.ok) << run.result.failure;
   const auto rechosen = std::count_if(run.result.events.begin(), run.result.events.end(),
                                       [](const RunEvent& e) { return e.kind == EventKind::RowsRechosen; });
@@ -164,13 +169,7 @@ TEST(IllConditionedEverywhere, PartitioningDoesNotFlipItsRows) {
 // as a failed step that says why (adams restarted after every step, slow by design, does not:
 // Simulation.AdamsRestartingAfterMostStepsWarns).
 TEST(IllConditionedEverywhere, ACollapsedStepSizeEndsTheRunAndSaysWhy) {
-  const Model model = loadModel(reproducer("partitioning_rows_ill_conditioned_everywhere"));
-  SimulationRequest request;
-  request.t_end = 0.1;
-  request.method = "hdca";
-  request.integrator = "adams";
-  request.reactions = "none";
-  const Trajectory run = simulateModel(model, request);
+  const Trajectory run = illConditionedRun("hdca");
   ASSERT_FALSE(run.result.ok);
   EXPECT_EQ(run.result.status, RunStatus::StepFailed);
   EXPECT_LT(run.result.statistics.steps, 6000);
