@@ -58,9 +58,7 @@ Model spatialChain(int n) {
     effort.profile = Profile::constant(0.1 * std::sin(2.3 * i));
     spec.forces.push_back(effort);
   }
-  CompileOptions options;
-  options.dense_size_limit = false;
-  return compile(spec, options);
+  return compile(spec);
 }
 
 /// The state of joint coordinates q_j = 0.3 sin(1.7 j + 0.4), rates 0.5 cos(0.9 j).
@@ -80,9 +78,7 @@ State chainState(const Model& model, const TreeKinematics& tree) {
 Model ladder(int loops) {
   test::LadderOptions options;
   options.loops = loops;
-  CompileOptions compile_options;
-  compile_options.dense_size_limit = false;  // (past 1000 loops: nothing dense is built here)
-  return compile(test::fourBarLadderSpec(options), compile_options);
+  return compile(test::fourBarLadderSpec(options));
 }
 
 /// The assembled initial state; past the dense size limit the written one (its rectangles are

@@ -77,4 +77,4 @@ void BM_WholeRunLadderDca(benchmark::State& st) {
 
 }  // namespace
 
-BENCHMARK(BM_WholeRunLadderDca)->RangeMultiplier(2)->Range(8, 128)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WholeRunLadderDca)->RangeMultiplier(4)->Range(8, 8192)->Iterations(1)->Unit(benchmark::kMillisecond);

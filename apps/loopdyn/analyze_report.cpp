@@ -1,5 +1,7 @@
 #include "analyze_report.hpp"
 
+#include "loopdyn/analysis/independent_rows.hpp"
+
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
 #include "assembly_changes.hpp"
@@ -75,18 +77,30 @@ void printStructure(std::ostringstream& os, const AnalysisResults& res) {
     os << "singular     no (generic rank " << r.generic_rank << ", from " << r.generic_samples_used
        << " nearby assembled configurations)\n";
     if (r.generic_ratio < kRegularLevel)
-      os << "             ill-conditioned everywhere: |R_rr| / |R_11| = " << formatNumber(r.generic_ratio)
+      os << "             ill-conditioned everywhere: "
+         << (watchedBySingularValues(model, r.generic_rank) ? "sigma_r / sigma_1" : "|R_rr| / |R_11|") << " = "
+         << formatNumber(r.generic_ratio)
          << " here and nearby (a simulation reads its singular\n"
          << "             configurations as falls far below this level, docs/simulation.md)\n";
   }
-  os << "dependent    " << joinNames(equationNames(model, r.dependent_equations))
-     << "    (QR with column pivoting of C^T; threshold " << formatNumber(r.rank_threshold) << ")\n";
+  if (r.rows_certified_independent)
+    os << "dependent    none    (every equation independent: sigma_min / sigma_max of the scaled C = "
+       << formatNumber(r.singular_value_ratio) << ", the sparse route for large models; threshold "
+       << formatNumber(r.rank_threshold) << ")\n";
+  else
+    os << "dependent    " << joinNames(equationNames(model, r.dependent_equations))
+       << "    (QR with column pivoting of C^T; threshold " << formatNumber(r.rank_threshold) << ")\n";
 }
 
 /// The QR pivot order behind the rank (details: printed after the answers).
 void printPivots(std::ostringstream& os, const AnalysisResults& res) {
   const Model& model = *res.model;
   const RankReport& r = res.rank;
+  if (r.rows_certified_independent) {
+    os << "\nQR pivot order: none formed (every equation certified independent by sigma_min / sigma_max = "
+       << formatNumber(r.singular_value_ratio) << ", the sparse route)\n";
+    return;
+  }
   os << "\nQR pivot order: equation and scaled diagonal |R_kk|/|R_11|\n";
   std::vector<int> order = r.independent_equations;
   order.insert(order.end(), r.dependent_equations.begin(), r.dependent_equations.end());
@@ -299,6 +313,8 @@ void writeRankJson(io::JsonWriter& w, const Model& model, const RankReport& r) {
   w.key("independent_equations").array(equationNames(model, r.independent_equations));
   w.key("scaled_diagonal").array(r.scaled_diagonal);
   w.key("rank_threshold").value(r.rank_threshold);
+  w.key("route").value(r.rows_certified_independent ? "sparse" : "dense");
+  w.key("singular_value_ratio").value(r.singular_value_ratio);
 }
 
 /// "assembly": what assembly did to the file's state (iterations, residuals, moved bodies,

@@ -2,9 +2,12 @@
 
 #include <Eigen/QR>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <sstream>
 
+#include "loopdyn/analysis/independent_rows.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
 
 namespace loopdyn {
@@ -36,13 +39,10 @@ std::optional<OptionProblem> rankOptionsProblem(const RankOptions& options) {
   return std::nullopt;
 }
 
-RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, const State& x,
-                                const RankOptions& options) {
-  evaluateConstraints(model, ws, x);
-  const ConstraintScaling& s = model.scaling();
-  MatX Cs;
-  scaledMatrix(s, ws.C.dense(), Cs);
+namespace {
 
+/// The counts every route reports.
+RankReport sizesOf(const Model& model, const RankOptions& options) {
   RankReport r;
   r.bodies = model.nb();
   r.n = model.nv();
@@ -50,8 +50,47 @@ RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, con
   r.h = model.h();
   r.drivers = static_cast<int>(model.drivers().size());
   r.rank_threshold = options.rank_threshold;
-  r.rank_holonomic = rankOf(Cs.topRows(r.m), options.rank_threshold);
-  r.rank_nonholonomic = rankOf(Cs.bottomRows(r.h), options.rank_threshold);
+  return r;
+}
+
+/// The counts that follow from the rank.
+void completeCounts(RankReport& r) {
+  r.redundancy = r.m + r.h - r.rank;
+  r.mobility = r.n - r.rank;
+  r.grubler = r.n - r.m - r.h;
+}
+
+/// The sparse route (independent_rows.hpp): every row of C independent, certified by
+/// sigma_min / sigma_max of C_s; false (r untouched) where it cannot be certified.
+bool certifyIndependentRows(const Model& model, const KinematicsWorkspace& ws, const RankOptions& options,
+                            RankReport& r) {
+  if (!options.sparse_route || !sparseRouteSize(model)) return false;
+  const Scalar ratio = singularValueRatio(model, ws);
+  if (!certifiesIndependence(ratio, options.rank_threshold)) return false;
+  r.rows_certified_independent = true;
+  r.singular_value_ratio = ratio;
+  r.rank = model.nc();
+  r.rank_holonomic = r.m;
+  r.rank_nonholonomic = r.h;
+  r.independent_equations.resize(static_cast<std::size_t>(model.nc()));
+  std::iota(r.independent_equations.begin(), r.independent_equations.end(), 0);
+  return true;
+}
+
+}  // namespace
+
+RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, const State& x,
+                                const RankOptions& options) {
+  evaluateConstraints(model, ws, x);
+  RankReport r = sizesOf(model, options);
+  if (certifyIndependentRows(model, ws, options, r)) {
+    completeCounts(r);
+    return r;
+  }
+  requireDenseSize(model, ws, "the rank analysis");
+  const ConstraintScaling& s = model.scaling();
+  MatX Cs;
+  scaledMatrix(s, ws.C.dense(), Cs);
 
   // QR with column pivoting of C_s^T: the pivot order ranks the equations (paper 004, eq. (23))
   if (Cs.rows() > 0) {
@@ -66,9 +105,10 @@ RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, con
     const Scalar r11 = diag > 0 ? std::abs(R(0, 0)) : 0;
     for (Eigen::Index k = 0; k < diag; ++k) r.scaled_diagonal.push_back(r11 > 0 ? std::abs(R(k, k)) / r11 : 0);
   }
-  r.redundancy = r.m + r.h - r.rank;
-  r.mobility = r.n - r.rank;
-  r.grubler = r.n - r.m - r.h;
+  // (without nonholonomic rows Phi_q is C: its rank is the one just found)
+  r.rank_holonomic = r.h == 0 ? r.rank : rankOf(Cs.topRows(r.m), options.rank_threshold);
+  r.rank_nonholonomic = rankOf(Cs.bottomRows(r.h), options.rank_threshold);
+  completeCounts(r);
   return r;
 }
 

@@ -1,8 +1,10 @@
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
+#include "loopdyn/analysis/independent_rows.hpp"
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/kinematics/pair_wrench.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
@@ -164,11 +166,91 @@ std::optional<OptionProblem> uniquenessOptionsProblem(const UniquenessOptions& o
   return std::nullopt;
 }
 
+namespace {
+
+/// Margins are reported up to this many decades (uniqueness_methods.cpp's bound).
+constexpr Scalar kMaxMargin = 20;
+
+/// Every element decided unique by the sparse route, with the rank decision's margin.
+ElementUniqueness uniqueElement(const UniquenessReport& report, std::vector<int> equations, Scalar margin) {
+  ElementUniqueness e;
+  e.equations = std::move(equations);
+  for (UniquenessMethod method : report.methods) {
+    MethodResult result;
+    result.method = method;
+    result.reaction.margin = margin;
+    result.components.assign(e.equations.size(), result.reaction);
+    e.methods.push_back(std::move(result));
+  }
+  return e;
+}
+
+/// A component is transmitted where its row of the wrench map, acting on the scaled multipliers
+/// (scaledWrenchRows: only the pair's own columns are nonzero), is not negligible.
+std::vector<ComponentStatus> transmittedComponents(const Model& model, const WrenchMap& W, int row, Scalar threshold) {
+  const ConstraintScaling& scaling = model.scaling();
+  MatX K(6, W.cols());
+  for (Eigen::Index i = 0; i < W.cols(); ++i) K.col(i) = W.col(i) * scaling.row(row + i);
+  K.bottomRows(3) /= model.characteristicLength();
+  const Scalar largest = K.rowwise().norm().maxCoeff();
+  std::vector<ComponentStatus> statuses;
+  for (int k : wrenchComponents(model.dimension()))
+    statuses.push_back(K.row(k).norm() <= threshold * largest ? ComponentStatus::NotTransmitted : ComponentStatus::Unique);
+  return statuses;
+}
+
+/// The sparse route (independent_rows.hpp): every row of C certified independent at x, so the
+/// null space of C^T is {0} and every reaction, multiplier and group resultant is unique for
+/// every method; the margin is the rank decision's, read on sigma_min / sigma_max (a lower bound
+/// of the dense route's, which reads |R_rr| / |R_11| >= it).
+UniquenessReport independentRowsReport(const Model& model, const KinematicsWorkspace& ws,
+                                       const UniquenessOptions& options, Scalar ratio) {
+  UniquenessReport report;
+  report.methods = options.methods;
+  report.rank_threshold = options.rank_threshold;
+  report.uniqueness_threshold = options.uniqueness_threshold;
+  report.rank = model.nc();
+  report.ranks.assign(options.methods.size(), report.rank);
+  const Scalar margin = std::min(kMaxMargin, std::log10(ratio / options.rank_threshold));
+  WrenchMap W;
+  for (int index = 0; index < static_cast<int>(model.pairs().size()); ++index) {
+    const Pair& pair = model.pairs()[static_cast<std::size_t>(index)];
+    PairUniqueness out;
+    out.pair = index;
+    out.reaction = uniqueElement(report, rowRange(pair.row, pair.rows), margin);
+    const PairFrame frame = pairFrame(model, ws.motion, index);
+    pairWrenchMap(model, ws.motion, index, frame.body, frame.point, W);
+    out.global = transmittedComponents(model, W, pair.row, options.uniqueness_threshold);
+    WrenchMap W_joint(6, W.cols());
+    W_joint.topRows(3) = frame.orientation.transpose() * W.topRows(3);
+    W_joint.bottomRows(3) = frame.orientation.transpose() * W.bottomRows(3);
+    out.joint = transmittedComponents(model, W_joint, pair.row, options.uniqueness_threshold);
+    report.pairs.push_back(std::move(out));
+  }
+  const auto addGroup = [&](const Group& group) {
+    std::vector<int> equations;
+    for (int index : group.pairs) {
+      const Pair& pair = model.pairs()[static_cast<std::size_t>(index)];
+      for (int row : rowRange(pair.row, pair.rows)) equations.push_back(row);
+    }
+    report.groups.push_back({group, uniqueElement(report, std::move(equations), margin)});
+  };
+  for (const Group& group : model.groups()) addGroup(group);
+  for (const Group& group : options.extra_groups) addGroup(group);
+  return report;
+}
+
+}  // namespace
+
 UniquenessReport analyzeReactionUniqueness(const Model& model, KinematicsWorkspace& ws, const State& x,
                                            const UniquenessOptions& options) {
   if (const std::optional<OptionProblem> problem = uniquenessOptionsProblem(options))
     throw InvalidArgument(problem->option + ": " + problem->message);
   evaluateConstraints(model, ws, x);
+  if (options.sparse_route && sparseRouteSize(model))
+    if (const Scalar ratio = singularValueRatio(model, ws); certifiesIndependence(ratio, options.rank_threshold))
+      return independentRowsReport(model, ws, options, ratio);
+  requireDenseSize(model, ws, "the reaction-uniqueness analysis");
   Setup s;
   s.scaling = model.scaling();
   s.length = model.characteristicLength();

@@ -1,5 +1,7 @@
 #include "loopdyn/dynamics/kinetic_gram.hpp"
 
+#include <limits>
+
 #include <algorithm>
 #include <numeric>
 
@@ -63,6 +65,11 @@ void KineticGram::factorize(const Model& model, const InverseMass& inverse_mass)
   sparse_ = rows >= kSparseGramRows &&
             (model.dimension() == 2 ? computeSparse<3>(model, rows) : computeSparse<6>(model, rows));
   if (sparse_) return;
+  if (rows > kLargestDenseSize) {  // (beyond the dense path: the sparse factor as it is, see the header)
+    sparse_ = true;
+    return;
+  }
+  if (dense_pattern_rows_ != rows) densePattern(rows);
   // G = sum over bodies of C_r[:, b] M_b^-1 C_r[:, b]^T: M is block-diagonal by bodies and a row
   // of C touches at most two bodies, so only the rows touching body b meet there
   // The elimination without pivoting reads G's lower triangle alone, the pivoted one the whole:
@@ -148,6 +155,24 @@ void KineticGram::subtractInverseMassRowsTransposedTimes(const VecX& w, VecX& a)
   else subtractColumnsTimes<6>(body_rows_, block_offset_, MinvCt_, w, a);
 }
 
+void KineticGram::densePattern(int rows) {
+  gram_terms_.clear();
+  const auto n = static_cast<Eigen::Index>(rows);
+  for (std::size_t b = 0; b < body_rows_.size(); ++b) {
+    const std::vector<int>& touching = body_rows_[b];
+    for (std::size_t x = 0; x < touching.size(); ++x)
+      for (std::size_t y = 0; y <= x; ++y) {
+        const Eigen::Index tx = touching[x], ty = touching[y];
+        gram_terms_.push_back({block_offset_[b] + static_cast<int>(x), block_offset_[b] + static_cast<int>(y),
+                               tx + ty * n, x == y ? -1 : ty + tx * n});
+      }
+  }
+  std::vector<Eigen::Index> entries;
+  for (const GramTerm& term : gram_terms_) entries.push_back(term.lower);
+  ldlt_.setPattern(rows, entries);
+  dense_pattern_rows_ = rows;
+}
+
 void KineticGram::findBodyRows(const Model& model) {
   // a row of a pair touches the pair's bodies (ground: none)
   body_rows_.assign(static_cast<std::size_t>(model.nb()), {});
@@ -165,20 +190,7 @@ void KineticGram::findBodyRows(const Model& model) {
   Ct_.resize(model.vPerBody(), block_offset_.back());
   // G's terms body by body (the order addBodyBlocks adds them in): rows x >= y touching body b meet
   // in G(row x, row y) and its mirror
-  gram_terms_.clear();
-  const int rows = this->rows();
-  for (std::size_t b = 0; b < body_rows_.size(); ++b) {
-    const std::vector<int>& touching = body_rows_[b];
-    for (std::size_t x = 0; x < touching.size(); ++x)
-      for (std::size_t y = 0; y <= x; ++y) {
-        const int tx = touching[x], ty = touching[y];
-        gram_terms_.push_back({block_offset_[b] + static_cast<int>(x), block_offset_[b] + static_cast<int>(y),
-                               tx + ty * rows, x == y ? -1 : ty + tx * rows});
-      }
-  }
-  std::vector<Eigen::Index> entries;
-  for (const GramTerm& term : gram_terms_) entries.push_back(term.lower);
-  ldlt_.setPattern(rows, entries);
+  dense_pattern_rows_ = -1;  // (the dense path's terms and pattern: at its first use)
   MinvCt_.resize(Ct_.rows(), Ct_.cols());
   sparse_rows_ = -1;  // (the sparse pattern follows the rows)
 }
@@ -218,17 +230,21 @@ bool KineticGram::computeSparse(const Model& model, int rows) {
     }
   }
   sparse_ldlt_.factorize(Gs_);
+  sparse_pivot_ratio_ = 0;
   if (sparse_ldlt_.info() != Eigen::Success) return false;
   const VecX& d = sparse_ldlt_.vectorD();
   const Scalar largest = d.maxCoeff(), smallest = d.minCoeff();
-  if (!(largest > 0) || !(smallest >= kRegularPivotRatio * largest)) return false;
-  sparse_pivot_ratio_ = smallest / largest;
-  return true;
+  sparse_pivot_ratio_ = largest > 0 ? smallest / largest : 0;
+  return largest > 0 && smallest >= kRegularPivotRatio * largest;
 }
 
 void KineticGram::solveInPlace(Eigen::Ref<VecX> r) const {
   if (!sparse_) {
     ldlt_.solveInPlace(r);
+    return;
+  }
+  if (!(sparse_pivot_ratio_ > 0)) {  // (no factor: dependent rows beyond the dense path)
+    r.setConstant(std::numeric_limits<Scalar>::quiet_NaN());
     return;
   }
   sparse_work_ = sparse_ldlt_.solve(r);

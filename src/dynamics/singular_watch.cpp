@@ -8,9 +8,8 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
-#include <Eigen/SparseCholesky>
 
-#include "loopdyn/linalg/lanczos.hpp"
+#include "loopdyn/analysis/independent_rows.hpp"
 
 namespace loopdyn {
 
@@ -75,21 +74,23 @@ Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const S
   ws.x_shifted.q = x.q;
   ws.x_shifted.v.setZero(model.nv());  // C does not depend on v
   evaluateConstraints(model, ws.kin, ws.x_shifted);
+  nv_ = model.nv();
+  if (watchedBySingularValues(model, r_)) {
+    pivots_.resize(0);  // (no pivots: no rank above r to read)
+    return singularValueRatio(model, ws.kin) / scale_;
+  }
   // C_s C_s^T, C_s = diag(row) C diag(col), summed body by body over the rows that meet there
   if (coupled_rows_ != model.nc()) findCouplings(model);
-  nv_ = model.nv();
   const int D = model.vPerBody();
   const ConstraintJacobian& C = ws.kin.C;
   const VecX &row = ws.scaling.row, &col = ws.scaling.col;
   gram_.setZero(model.nc(), model.nc());
-  coupling_values_.resize(couplings_.size());
   for (std::size_t m = 0; m < couplings_.size(); ++m) {
     const Coupling& c = couplings_[m];
     Scalar g = 0;
     const auto ci = C.onBody(c.i, c.body), cj = C.onBody(c.j, c.body);
     for (int k = 0; k < D; ++k) g += ci(k) * cj(k) * col(c.body * D + k) * col(c.body * D + k);
     g *= row(c.i) * row(c.j);
-    coupling_values_[m] = g;
     gram_(c.i, c.j) += g;
     if (c.i != c.j) gram_(c.j, c.i) += g;
   }
@@ -142,8 +143,9 @@ Scalar SingularWatch::diagonalRatio(int j) const {
 }
 
 Scalar SingularWatch::singularValueRatioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  ratioAt(model, ws, x);  // evaluates C at x, and C_s C_s^T by couplings
-  if (r_ > 0 && r_ == model.nc() && model.nc() >= kLanczosRows) return sparseSingularValueRatio(model.nc()) / scale_;
+  // (where the watch reads sigma_r / sigma_1 itself, its ratio is this one)
+  if (watchedBySingularValues(model, r_)) return ratioAt(model, ws, x);
+  ratioAt(model, ws, x);  // evaluates C at x
   scaledTransposed(ws.scaling, ws.kin.C.dense(), At_);
   if (r_ == 0 || At_.cols() == 0) return 1;
   // the smaller of C_s C_s^T (nc x nc) and C_s^T C_s (n x n): the same nonzero eigenvalues
@@ -153,29 +155,6 @@ Scalar SingularWatch::singularValueRatioAt(const Model& model, DynamicsWorkspace
   const Eigen::Index largest = l.size() - 1;
   if (r_ > l.size() || !(l(largest) > 0)) return 0;
   return std::sqrt(std::max<Scalar>(0, l(largest - r_ + 1)) / l(largest)) / scale_;
-}
-
-Scalar SingularWatch::sparseSingularValueRatio(int rows) const {
-  // sigma_r^2 / sigma_1^2 = lambda_min / lambda_max of G = C_s C_s^T (r = rows: every row
-  // independent on the motion): lambda_max by Lanczos on G, lambda_min by Lanczos on G^-1 through
-  // a sparse LDL^T. Where G is singular to rounding (a singular configuration) that factor has a
-  // pivot at rounding level or below it: the ratio is then 0.
-  std::vector<Eigen::Triplet<Scalar>> entries;
-  entries.reserve(2 * couplings_.size());
-  for (std::size_t m = 0; m < couplings_.size(); ++m) {
-    const Coupling& c = couplings_[m];
-    entries.emplace_back(c.i, c.j, coupling_values_[m]);
-    if (c.i != c.j) entries.emplace_back(c.j, c.i, coupling_values_[m]);
-  }
-  Eigen::SparseMatrix<Scalar> G(rows, rows);
-  G.setFromTriplets(entries.begin(), entries.end());
-  const Scalar largest = largestEigenvalue(rows, [&](const VecX& v, VecX& y) { y.noalias() = G * v; });
-  if (!(largest > 0)) return 0;
-  const Eigen::SimplicialLDLT<Eigen::SparseMatrix<Scalar>, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt(G);
-  if (ldlt.info() != Eigen::Success || !(ldlt.vectorD().minCoeff() > 0)) return 0;
-  const Scalar inverse_smallest = largestEigenvalue(rows, [&](const VecX& v, VecX& y) { y = ldlt.solve(v); });
-  if (!(inverse_smallest > 0) || !std::isfinite(inverse_smallest)) return 0;
-  return std::sqrt(1 / (inverse_smallest * largest));
 }
 
 void SingularWatch::readExcess() {
@@ -412,7 +391,7 @@ MatX tangentBasisAt(const Model& model, DynamicsWorkspace& ws, const State& x, i
   ws.x_shifted.v.setZero(model.nv());
   evaluateConstraints(model, ws.kin, ws.x_shifted);
   ws.tangent.compute(ws.kin, ws.scaling, rank);
-  return ws.tangent.fullQ().rightCols(model.nv() - rank);
+  return ws.tangent.lastColumnsOfQ(model.nv() - rank);
 }
 
 SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const State& x_s, int rank,

@@ -56,8 +56,11 @@ void TangentFactorization::solveTransposedInPlace(Eigen::Ref<MatX> p) const {
   }
 }
 
-MatX TangentFactorization::fullQ() const {
-  MatX Q = MatX::Identity(At.rows(), At.rows());
+MatX TangentFactorization::fullQ() const { return lastColumnsOfQ(static_cast<int>(At.rows())); }
+
+MatX TangentFactorization::lastColumnsOfQ(int k) const {
+  const Eigen::Index n = At.rows();
+  MatX Q = MatX::Identity(n, n).rightCols(k);
   qr.applyReflectors(Q, static_cast<int>(std::min(At.rows(), At.cols())));
   return Q;
 }
@@ -95,7 +98,7 @@ AdmissibleMotions admissibleMotions(const Model& model, const KinematicsWorkspac
   f.compute(kin, scaling, 0);
   AdmissibleMotions out;
   out.rank = f.rankAt(threshold);
-  out.motions = scaling.col.asDiagonal() * f.fullQ().rightCols(model.nv() - out.rank);
+  out.motions = scaling.col.asDiagonal() * f.lastColumnsOfQ(model.nv() - out.rank);
   return out;
 }
 

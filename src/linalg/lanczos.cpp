@@ -2,39 +2,95 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
-#include <Eigen/Eigenvalues>
+#include <Eigen/SparseCholesky>
 
 namespace loopdyn {
 
-Scalar largestEigenvalue(Eigen::Index n, const LinearOperator& A, Scalar tolerance, int max_steps) {
+namespace {
+
+/// The largest eigenvalue of the symmetric tridiagonal matrix with diagonal a and off-diagonal b,
+/// by bisection on Sturm counts (Golub & Van Loan, sect. 8.4.1): the negative pivots of the LDL^T
+/// of T - mu I count the eigenvalues below mu. O(k) a bisection step, inside Gershgorin's bounds.
+Scalar largestTridiagonalEigenvalue(const VecX& a, const VecX& b, Eigen::Index k) {
+  Scalar lo = a(0), hi = a(0);
+  for (Eigen::Index i = 0; i < k; ++i) {
+    const Scalar radius = (i > 0 ? std::abs(b(i - 1)) : 0) + (i + 1 < k ? std::abs(b(i)) : 0);
+    lo = std::min(lo, a(i) - radius);
+    hi = std::max(hi, a(i) + radius);
+  }
+  const auto below = [&](Scalar mu) {
+    Eigen::Index count = 0;
+    Scalar d = 1;
+    for (Eigen::Index i = 0; i < k; ++i) {
+      d = a(i) - mu - (i > 0 ? b(i - 1) * b(i - 1) / d : 0);
+      if (d == 0) d = -std::numeric_limits<Scalar>::min();  // (mu an eigenvalue of a leading block)
+      if (d < 0) ++count;
+    }
+    return count;
+  };
+  // the largest eigenvalue lies where the count below mu turns from k - 1 to k
+  while (hi - lo > 4 * std::numeric_limits<Scalar>::epsilon() * std::max(std::abs(lo), std::abs(hi))) {
+    const Scalar mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    (below(mid) == k ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+}  // namespace
+
+Scalar largestEigenvalue(Eigen::Index n, const LinearOperator& A, Scalar tolerance, int max_steps, bool reorthogonalize) {
   if (n == 0) return 0;
   const auto steps = static_cast<Eigen::Index>(std::min<Eigen::Index>(n, max_steps));
-  MatX Q(n, steps);  // the Lanczos vectors q_1 .. q_k
+  // the Lanczos vectors q_1 .. q_k (all of them to reorthogonalise against, else the last two)
+  MatX Q(n, reorthogonalize ? steps : 2);
+  const auto column = [&](Eigen::Index k) { return Q.col(reorthogonalize ? k : k % 2); };
   VecX alpha(steps), beta(steps), w(n);
-  Q.col(0) = VecX::LinSpaced(n, 1, static_cast<Scalar>(n)).normalized();
+  column(0) = VecX::LinSpaced(n, 1, static_cast<Scalar>(n)).normalized();
   Scalar ritz = 0;
   for (Eigen::Index k = 0; k < steps; ++k) {
-    A(Q.col(k), w);
-    alpha(k) = Q.col(k).dot(w);
-    // w = A q_k - alpha_k q_k - beta_(k-1) q_(k-1), then against every q_j again (full
-    // reorthogonalisation, twice: rounding would otherwise bring back converged directions)
-    for (int pass = 0; pass < 2; ++pass) w.noalias() -= Q.leftCols(k + 1) * (Q.leftCols(k + 1).transpose() * w);
+    A(column(k), w);
+    alpha(k) = column(k).dot(w);
+    if (reorthogonalize) {
+      // w = A q_k - alpha_k q_k - beta_(k-1) q_(k-1), then against every q_j again (full
+      // reorthogonalisation, twice: rounding would otherwise bring back converged directions)
+      for (int pass = 0; pass < 2; ++pass) w.noalias() -= Q.leftCols(k + 1) * (Q.leftCols(k + 1).transpose() * w);
+    } else {
+      // the three-term recurrence alone: orthogonality is lost as Ritz values converge, which
+      // repeats them but keeps the extreme one (Paige; Golub & Van Loan, sect. 10.3)
+      w -= alpha(k) * column(k);
+      if (k > 0) w -= beta(k - 1) * column(k - 1);
+    }
     beta(k) = w.norm();
     // the largest eigenvalue of T_k (k + 1 square, tridiagonal: alpha on the diagonal, beta beside)
-    MatX T = MatX::Zero(k + 1, k + 1);
-    for (Eigen::Index i = 0; i <= k; ++i) {
-      T(i, i) = alpha(i);
-      if (i < k) T(i, i + 1) = T(i + 1, i) = beta(i);
-    }
-    const Scalar next = Eigen::SelfAdjointEigenSolver<MatX>(T, Eigen::EigenvaluesOnly).eigenvalues()(k);
+    const Scalar next = largestTridiagonalEigenvalue(alpha, beta, k + 1);
     const bool converged = k > 0 && std::abs(next - ritz) <= tolerance * std::abs(next);
     ritz = next;
     // (an exhausted Krylov space: A's restriction to it is exact)
     if (converged || k + 1 == steps || beta(k) <= 1e-14 * std::max<Scalar>(std::abs(ritz), 1e-300)) break;
-    Q.col(k + 1) = w / beta(k);
+    column(k + 1) = w / beta(k);
   }
   return ritz;
+}
+
+Scalar gramSingularValueRatio(const SparseMatrix& G) {
+  // lambda_max by Lanczos on G, lambda_min by Lanczos on G^-1 through a sparse LDL^T (AMD order).
+  // Where G is singular to rounding that factor has a pivot at rounding level or below: 0.
+  const Eigen::Index n = G.rows();
+  if (n == 0) return 1;
+  // (to 1e-7 a step: G's largest eigenvalues cluster on a ladder, where 1e-12 took all 80 steps;
+  // lambda_max without reorthogonalisation, O(nnz) a step)
+  constexpr Scalar kTolerance = 1e-7;
+  const Scalar largest =
+      largestEigenvalue(n, [&](const VecX& v, VecX& y) { y.noalias() = G * v; }, kTolerance, 80, false);
+  if (!(largest > 0)) return 0;
+  const Eigen::SimplicialLDLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt(G);
+  if (ldlt.info() != Eigen::Success || !(ldlt.vectorD().minCoeff() > 0)) return 0;
+  const Scalar inverse_smallest = largestEigenvalue(n, [&](const VecX& v, VecX& y) { y = ldlt.solve(v); }, kTolerance);
+  if (!(inverse_smallest > 0) || !std::isfinite(inverse_smallest)) return 0;
+  return std::sqrt(1 / (inverse_smallest * largest));
 }
 
 }  // namespace loopdyn

@@ -217,7 +217,7 @@ namespace detail {
 /// checked and resolved, the bodies, the rows, the groups, the topology, the initial state.
 class ModelCompiler {
  public:
-  ModelCompiler(const ModelSpec& spec, const CompileOptions& options) : spec_(spec), options_(options) {}
+  explicit ModelCompiler(const ModelSpec& spec) : spec_(spec) {}
   Model run();
 
  private:
@@ -232,11 +232,9 @@ class ModelCompiler {
   void addEquations(int pair, JointType type);
   void numberRows();
   void addGroupsAndTopology();
-  void checkSize();
   void setInitialState();
 
   const ModelSpec& spec_;
-  const CompileOptions& options_;
   Checker check_;
   Model model_;
   BodyTable table_;
@@ -264,7 +262,6 @@ Model ModelCompiler::run() {
   addBodies();
   numberRows();
   addGroupsAndTopology();
-  checkSize();
   check_.throwIfAny();
   setInitialState();
   return std::move(model_);
@@ -469,16 +466,6 @@ void ModelCompiler::addGroupsAndTopology() {
   }
 }
 
-/// Every formulation so far holds C and its factors as dense matrices (the relative-coordinate
-/// DCA formulations will not): beyond this the memory and the O(n^3) factorisations are out of reach.
-void ModelCompiler::checkSize() {
-  if (options_.dense_size_limit && (model_.nv() > kLargestDenseSize || model_.nc() > kLargestDenseSize))
-    check_.error(spec_.where, "the model is too large: n = ", model_.nv(), " velocity coordinates and ", model_.nc(),
-                 " constraint equations, beyond loopdyn's limit of ", kLargestDenseSize,
-                 " for each (its formulations keep dense n x (m + h) matrices: ",
-                 8.0 * model_.nv() * model_.nc() / 1e9, " GB each here)");
-}
-
 /// The initial state as written (approximate; kinematics/assembly makes it consistent).
 void ModelCompiler::setInitialState() {
   const int nb = model_.nb();
@@ -513,7 +500,7 @@ void ModelCompiler::setInitialState() {
 
 }  // namespace detail
 
-Model compile(const ModelSpec& spec, const CompileOptions& options) {
-  return detail::ModelCompiler(spec, options).run();
+Model compile(const ModelSpec& spec) {
+  return detail::ModelCompiler(spec).run();
 }
 }  // namespace loopdyn

@@ -66,4 +66,12 @@ std::vector<std::string> resolveGroup(const Model& model, const GroupSpec& spec,
   return problems;
 }
 
+std::string denseSizeProblem(const Model& model, std::string_view what, std::string_view instead) {
+  if (model.nv() <= kLargestDenseSize && model.nc() <= kLargestDenseSize) return {};
+  return detail::concat(what, " keeps dense matrices of the model's size, n x (m + h) = ", model.nv(), " x ", model.nc(),
+                        " here (", 8.0 * model.nv() * std::max(model.nc(), 1) / 1e9,
+                        " GB each, factorised in O(n^3)), beyond loopdyn's limit of ", kLargestDenseSize,
+                        " for dense routes; ", instead);
+}
+
 }  // namespace loopdyn

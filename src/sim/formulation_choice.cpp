@@ -118,8 +118,27 @@ BuiltFormulation absoluteFormulation(const Model& model, const State& x0, const 
 
 }  // namespace
 
+namespace {
+
+/// The formulations whose right-hand sides keep no dense matrix of the model's size: the DCA's
+/// and the HDCA's (joint coordinates, O(n)) and lagrange's in absolute coordinates (a sparse
+/// factor of C M^-1 C^T, dynamics/kinetic_gram.hpp).
+bool scalesWithTheModel(const std::string& method, const std::string& coordinates) {
+  return method == "dca" || method == "hdca" || (method == "lagrange" && coordinates == "absolute");
+}
+
+}  // namespace
+
 BuiltFormulation buildFormulation(const Model& model, const State& x0, const FormulationChoice& choice) {
   BuiltFormulation out;
+  if (const std::string& method = choice.eliminate.empty() ? choice.method : "elimination";
+      !scalesWithTheModel(method, choice.coordinates)) {
+    out.problem = denseSizeProblem(model, "the " + method + " formulation" +
+                                              (choice.coordinates == "relative" ? " in joint coordinates" : ""),
+                                   "use --method dca or hdca (linear in the model's size) or lagrange in absolute "
+                                   "coordinates (sparse)");
+    if (!out.problem.empty()) return out;
+  }
   KinematicsWorkspace kin(model);
   // Only generically redundant equations may go: at a singular configuration QR would also mark
   // equations that are dependent at this instant only, and removing them changes the motion.

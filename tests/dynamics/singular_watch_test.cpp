@@ -2,6 +2,7 @@
 // diagonally pivoted elimination of C_s C_s^T, against the Householder QR of C_s^T it stands for.
 
 #include "loopdyn/dynamics/singular_watch.hpp"
+#include "loopdyn/analysis/independent_rows.hpp"
 #include "loopdyn/dynamics/formulations/lagrange.hpp"
 
 #include <gtest/gtest.h>
@@ -83,7 +84,7 @@ TEST(SingularWatch, SeesTheDoubleFourBarsSingularPose) {
 namespace loopdyn {
 namespace {
 
-// sigma_r / sigma_1 by Lanczos (from kLanczosRows rows without redundancy) against the dense
+// sigma_r / sigma_1 by Lanczos (from kSparseRows rows without redundancy) against the dense
 // eigen-decomposition of C_s C_s^T, along the motion of a 48-loop ladder (290 rows) through the
 // instant every loop is horizontal (sampled every 10 ms; lagrange, rtol 1e-10). Bound: 1e-5
 // relative plus 2e-8. Lanczos stops where its Ritz value moves by less than 1e-12 a step; among
@@ -94,7 +95,7 @@ namespace {
 // four Lanczos steps instead of up to 80 the test fails (4 samples).
 TEST(SingularWatch, LanczosSigmaRatioIsTheDenseOneAlongALargeLadder) {
   const Model model = compile(test::fourBarLadderSpec({48, true, false}));
-  ASSERT_GE(model.nc(), SingularWatch::kLanczosRows);
+  ASSERT_GE(model.nc(), kSparseRows);
   const State x0 = test::assembledInitialState(model);
   LagrangeFormulation lagrange(model);
   std::vector<State> states;

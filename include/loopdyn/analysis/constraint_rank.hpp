@@ -29,6 +29,10 @@ struct RankOptions {
   /// Distance of the samples from x along the random tangent direction, relative to L.
   Scalar sample_step = 0.05;
   unsigned seed = 20261122;
+  /// Large models whose equations are independent are decided without a dense factorisation
+  /// (independent_rows.hpp); false: always by the dense factorisations (the reference the sparse
+  /// route is tested against).
+  bool sparse_route = true;
 };
 
 /// "" when x lies strictly between 0 and 1 (a relative threshold), else what is wrong.
@@ -53,6 +57,11 @@ struct RankReport {
   int redundancy = 0;         ///< p = m + h - rank (paper 001, eq. (7))
   int mobility = 0;           ///< n - rank
   int grubler = 0;            ///< n - m - h: the Grubler/Kutzbach count, equation by equation
+  /// Every row of C was certified independent by the sparse route (independent_rows.hpp), with
+  /// sigma_min / sigma_max of C_s = singular_value_ratio: no QR was formed, the equations are in
+  /// row order and scaled_diagonal is empty.
+  bool rows_certified_independent = false;
+  Scalar singular_value_ratio = 0;
   /// Rows of C (equation indices) in QR pivot order: the first `rank` are kept.
   std::vector<int> independent_equations;
   std::vector<int> dependent_equations;

@@ -29,6 +29,8 @@ struct UniquenessOptions {
   Scalar uniqueness_threshold = kUniquenessThreshold;
   /// Groups tested in addition to the model's own (see resolveGroup).
   std::vector<Group> extra_groups;
+  /// As RankOptions::sparse_route: false decides by the dense factorisations always.
+  bool sparse_route = true;
 };
 
 /// One method's answers about one element: the element itself and each of its multipliers.

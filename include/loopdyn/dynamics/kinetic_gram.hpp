@@ -56,6 +56,10 @@ namespace loopdyn {
 inline constexpr Scalar kGramPivotThreshold = 1e-10;
 
 /// G with at least this many rows is tried sparse first (see the header); smaller G always dense.
+/// Beyond kLargestDenseSize rows (model/model.hpp) the dense path is out of reach: the sparse
+/// factorisation is kept whatever its pivots, and where it does not exist (a zero pivot: dependent
+/// rows) the solutions are not-a-number, which the simulation reports as an evaluation it could
+/// not make.
 inline constexpr int kSparseGramRows = 64;
 /// A factorisation without pivoting (sparse, or dense in the rows' order) is kept when its smallest
 /// pivot is at least this fraction of its largest: G's condition below about 1e8, so its solutions
@@ -124,10 +128,14 @@ class KineticGram {
   /// row on the same body), added to G's entry at `lower` (column-major) and at its mirror `upper`
   /// (-1 on the diagonal); body by body, as findBodyRows lists them.
   struct GramTerm {
-    int x, y, lower, upper;
+    int x, y;
+    Eigen::Index lower, upper;  ///< (rows^2 passes 2^31 from 46 341 rows)
   };
   std::vector<GramTerm> gram_terms_;
   bool last_regular_ = true;  ///< the last dense factorisation kept the elimination without pivoting
+  int dense_pattern_rows_ = -1;  ///< the row count ldlt_'s pattern is for (set at the first dense use)
+  /// gram_terms_ and ldlt_'s pattern for the dense path, at its first use.
+  void densePattern(int rows);
   // the sparse path
   using SparseMatrix = Eigen::SparseMatrix<Scalar>;
   bool sparse_ = false;

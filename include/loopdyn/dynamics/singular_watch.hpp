@@ -21,6 +21,10 @@
 /// a dip in the samples, a V between them, or at an end; a step may contain several. On a large
 /// model the ratio can stay at its (low) regular level between samples right up to a passage;
 /// a crossing step the simulation planned is then searched by the smooth sigma_r / sigma_1.
+/// A large mechanism whose equations are independent on its motion (generic rank = rows, from
+/// kSparseRows rows: analysis/independent_rows.hpp) is watched on sigma_r / sigma_1 itself, from
+/// Lanczos on the sparse C_s C_s^T and its sparse LDL^T: O(nonzeros) a Lanczos step instead of the
+/// elimination's O(m^3), and its regular level (RankReport::generic_ratio) is read on it too.
 
 #include <limits>
 #include <vector>
@@ -90,7 +94,8 @@ class SingularWatch {
   /// scale: ratioScale of the mechanism's regular level (the ratios are read divided by it).
   explicit SingularWatch(int rank, Scalar scale = 1) : r_(rank), scale_(scale) {}
 
-  /// |R_rr| / |R_11| at the positions of x (evaluates ws.kin there), divided by the scale.
+  /// |R_rr| / |R_11| at the positions of x (evaluates ws.kin there), divided by the scale;
+  /// sigma_r / sigma_1 where the watch reads singular values (watchedBySingularValues).
   Scalar ratioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const;
   /// Starts watching at x; returns the ratio there.
   Scalar start(const Model& model, DynamicsWorkspace& ws, const State& x);
@@ -114,15 +119,12 @@ class SingularWatch {
   /// The equation that became independent there (the QR's pivot after the first r); -1 if none.
   int lastExcessEquation() const { return last_excess_row_; }
   /// sigma_r / sigma_1 of C_s at the positions of x (from the eigenvalues of C_s C_s^T): smooth
-  /// where |R_rr| / |R_11| jumps with the pivot order, for predicting where it vanishes. Dense
-  /// below kLanczosRows rows or with redundant rows; else the extreme eigenvalues alone, by
-  /// Lanczos on the sparse C_s C_s^T and on its inverse through a sparse LDL^T (lanczos.hpp):
-  /// O(nnz) a step instead of O(m^3) (`simulate` of the 128-loop ladder 9.1 s -> 3.3 s, 256 loops
-  /// 71 s -> 18 s), to about 1e-6 relative where the smallest eigenvalues cluster.
+  /// where |R_rr| / |R_11| jumps with the pivot order, for predicting where it vanishes. Dense,
+  /// except where the watch reads it itself (ratioAt: by Lanczos, O(nnz) a step; `simulate` of the
+  /// 128-loop ladder 9.1 s -> 3.3 s, 256 loops 71 s -> 18 s, when only the plan read it so), to
+  /// about 1e-6 relative where the smallest eigenvalues cluster.
   Scalar singularValueRatioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const;
   Scalar scale() const { return scale_; }
-  /// From this many rows (all independent on the motion) sigma_r / sigma_1 is found by Lanczos.
-  static constexpr int kLanczosRows = 256;
 
  private:
   int r_;
@@ -138,14 +140,11 @@ class SingularWatch {
   void findCouplings(const Model& model) const;
   /// pivots_ and pivot_row_ from gram_ (which it overwrites).
   void factorizeGram() const;
-  /// sigma_r / sigma_1 by Lanczos from the couplings' values of the last ratioAt (r = rows).
-  Scalar sparseSingularValueRatio(int rows) const;
   struct Coupling {
     int i, j, body;  ///< rows i >= j both touch body
   };
   // (scratch of ratioAt: one watch per simulation)
   mutable std::vector<Coupling> couplings_;
-  mutable std::vector<Scalar> coupling_values_;  ///< their entries of C_s C_s^T at the last positions
   mutable int coupled_rows_ = -1;
   mutable MatX gram_;                  ///< C_s C_s^T at the last positions, then its Schur complements
   mutable VecX pivots_, column_;       ///< the pivots d_k = R_kk^2 in pivot order; a column of the elimination

@@ -72,6 +72,9 @@ struct TangentFactorization {
   int rankAt(Scalar threshold) const;
   /// The full orthogonal factor Q (n x n).
   MatX fullQ() const;
+  /// Its last k columns (n x k), O(n k rank) without forming Q: past the rank, a basis of the
+  /// null space of C_s.
+  MatX lastColumnsOfQ(int k) const;
 };
 
 /// X = P T0 (T0^T P T0)^-1/2, P = I - Q1 Q1^T: the closest orthonormal basis orthogonal to Q1

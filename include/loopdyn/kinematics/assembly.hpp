@@ -28,6 +28,9 @@ struct AssemblyOptions {
   Scalar rank_threshold = 1e-9;
   /// Prescribed velocities (Model::prescribedVelocities) are kept when consistent.
   bool keep_prescribed_velocities = true;
+  /// From kSparseRows equations (model/model.hpp) the steps are sparse minimum-norm solves while
+  /// the equations are independent (linalg/sparse_minimum_norm.hpp); false: always dense.
+  bool sparse_route = true;
 };
 
 struct AssemblyResult {

@@ -2,7 +2,11 @@
 /// The constraint matrix made dimensionless by the model's ConstraintScaling (model/model.hpp),
 /// and the floor of the scaled position residual.
 
+#include <vector>
+
 #include "loopdyn/common/types.hpp"
+#include "loopdyn/kinematics/constraint_jacobian.hpp"
+#include "loopdyn/linalg/lanczos.hpp"
 #include "loopdyn/model/model.hpp"
 
 namespace loopdyn {
@@ -18,6 +22,10 @@ inline void scaledMatrix(const ConstraintScaling& scaling, const MatX& C, MatX& 
 inline void scaledTransposed(const ConstraintScaling& scaling, const MatX& C, MatX& out) {
   out.noalias() = scaling.col.asDiagonal() * C.transpose() * scaling.row.asDiagonal();
 }
+
+/// The rows `rows` of C_s (in that order) as a sparse rows x nv matrix, from C's blocks: O(rows),
+/// no dense C formed.
+SparseMatrix scaledSparseRows(const ConstraintScaling& scaling, const ConstraintJacobian& C, const std::vector<int>& rows);
 
 /// The smallest scaled position residual ||Phi_s|| / L that Newton can reach at positions q in
 /// floating point. The equations subtract positions of size R (the largest coordinate of a body

@@ -10,6 +10,8 @@
 
 #include <functional>
 
+#include <Eigen/SparseCore>
+
 #include "loopdyn/common/types.hpp"
 
 namespace loopdyn {
@@ -19,7 +21,21 @@ using LinearOperator = std::function<void(const VecX& x, VecX& y)>;
 
 /// The largest eigenvalue of A (n x n, symmetric positive semi-definite), at most max_steps
 /// Lanczos steps. The start vector is fixed (1, 2, ..., n scaled): the same A gives the same
-/// number.
-Scalar largestEigenvalue(Eigen::Index n, const LinearOperator& A, Scalar tolerance = 1e-12, int max_steps = 80);
+/// number. reorthogonalize = false: the three-term recurrence alone, O(n) memory and work a step
+/// besides the product, for the extreme eigenvalue only (lost orthogonality repeats converged Ritz
+/// values without moving the largest).
+Scalar largestEigenvalue(Eigen::Index n, const LinearOperator& A, Scalar tolerance = 1e-12, int max_steps = 80,
+                         bool reorthogonalize = true);
+
+using SparseMatrix = Eigen::SparseMatrix<Scalar>;
+
+/// sigma_min / sigma_max of A from its Gram matrix G = A A^T (sparse, symmetric positive
+/// semi-definite, both triangles stored): lambda_max by Lanczos on G, lambda_min by Lanczos on G^-1
+/// through a sparse LDL^T, O(nnz) a Lanczos step for a sparse factor. 0 where G is singular to
+/// rounding (a factor pivot at or below zero); 1 for an empty G. Ritz values converge from inside
+/// the spectrum: the ratio can come out above the true one where the smallest eigenvalues cluster
+/// (about 1e-6 relative on the ladders, tests/linalg/lanczos_test.cpp and the watch's test). G's
+/// rounding limits the ratios it resolves to about sqrt(eps) = 1.5e-8.
+Scalar gramSingularValueRatio(const SparseMatrix& G);
 
 }  // namespace loopdyn

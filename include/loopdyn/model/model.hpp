@@ -10,6 +10,7 @@
 /// eq. (5).
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "loopdyn/common/types.hpp"
@@ -165,7 +166,7 @@ class Model {
   const std::vector<bool>& heldBodies() const { return held_; }
 
  private:
-  friend Model compile(const ModelSpec& spec, const struct CompileOptions& options);
+  friend Model compile(const ModelSpec& spec);
   friend class detail::ModelCompiler;
   std::string name_, description_;
   int dimension_ = 2;
@@ -191,23 +192,26 @@ class Model {
 /// not act on the body; a pair listed twice; an empty group). Messages name no file location.
 std::vector<std::string> resolveGroup(const Model& model, const GroupSpec& spec, Group& out);
 
-/// Largest number of velocity coordinates, and of constraint equations, of a model that compile
-/// accepts by default: dense matrices of 6000 x 6000 take 0.29 GB each and a factorisation some
-/// minutes.
+/// Largest number of velocity coordinates, and of constraint equations, of a model that the dense
+/// routes take on (the formulations that keep dense n x (m + h) or n x n matrices, and the dense
+/// analyses a model whose equations the sparse routes cannot certify independent falls back to):
+/// dense matrices of 6000 x 6000 take 0.29 GB each and a factorisation some minutes.
 inline constexpr int kLargestDenseSize = 6000;
 
-/// What compile checks beyond the model itself.
-struct CompileOptions {
-  /// Refuse models above 6000 velocity coordinates or constraint equations: the simulation and the
-  /// analyses keep dense n x (m + h) matrices. Off only where nothing dense is built (the DCA's and
-  /// HDCA's right-hand sides alone, as their benchmarks call them).
-  bool dense_size_limit = true;
-};
+/// "" when `what` (a dense route: "the projection formulation", "the rank analysis") can take the
+/// model on; else why not: its size, the memory of one dense n x (m + h) matrix, and `instead`
+/// (the options that fit).
+std::string denseSizeProblem(const Model& model, std::string_view what, std::string_view instead);
+
+/// From this many constraint equations the analyses, the assembly and the simulation's watch take
+/// sparse routes where the equations are independent (analysis/independent_rows.hpp): below it the
+/// dense factorisations are as fast and rank-revealing.
+inline constexpr int kSparseRows = 256;
 
 /// Checks a spec and builds the immutable Model. Throws ModelError listing every problem found
 /// (unknown or duplicate names, a joint on one body twice, non-positive mass, inertia not
-/// symmetric positive-definite, a joint type not available in the dimension, too large for dense
-/// matrices, ...), each with the file:line:col where it was written.
-Model compile(const ModelSpec& spec, const CompileOptions& options = {});
+/// symmetric positive-definite, a joint type not available in the dimension, ...), each with the
+/// file:line:col where it was written. Any size: the dense routes check theirs (denseSizeProblem).
+Model compile(const ModelSpec& spec);
 
 }  // namespace loopdyn

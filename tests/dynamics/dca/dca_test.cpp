@@ -310,9 +310,7 @@ TEST(DivideAndConquer, PhiOnTheStackChangesNoBit) {
   test::RandomMechanismOptions chain;
   chain.bodies = 3000;  // (3D: about 4.5 MB of Phi and b kept)
   chain.serial = true;
-  CompileOptions no_dense;  // (nothing dense is built here)
-  no_dense.dense_size_limit = false;
-  const Model large = compile(test::randomMechanismSpec(3, rng, chain), no_dense);
+  const Model large = compile(test::randomMechanismSpec(3, rng, chain));
   const DivideAndConquer stacked(large);
   EXPECT_TRUE(std::any_of(stacked.nodes().begin(), stacked.nodes().end(),
                           [](const DivideAndConquer::Node& n) { return n.transient; }));
