@@ -5,11 +5,14 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <random>
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/QR>
 #include <Eigen/SVD>
 
 #include "loopdyn/analysis/independent_rows.hpp"
+#include "loopdyn/linalg/sparse_minimum_norm.hpp"
 
 namespace loopdyn {
 
@@ -385,11 +388,50 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
   return passages;
 }
 
-MatX tangentBasisAt(const Model& model, DynamicsWorkspace& ws, const State& x, int rank) {
+namespace {
+
+/// An orthonormal basis of the null space of C_s (n x (n - rows)) where its rows are independent,
+/// without a dense factorisation: f = n - rows normal vectors with their components along the
+/// rows taken out (linalg/sparse_minimum_norm.hpp), then orthonormalised; empty where the sparse
+/// factor does not exist.
+MatX sparseTangentBasis(const Model& model, const KinematicsWorkspace& kin, const ConstraintScaling& scaling) {
+  std::vector<int> rows(static_cast<std::size_t>(model.nc()));
+  std::iota(rows.begin(), rows.end(), 0);
+  const SparseMinimumNorm rowSpace(scaledSparseRows(scaling, kin.C, rows));
+  if (!rowSpace.ok()) return {};
+  const Eigen::Index n = model.nv(), f = n - model.nc();
+  std::mt19937 rng(20261128);
+  std::normal_distribution<Scalar> normal(0, 1);
+  MatX X(n, f);
+  for (Eigen::Index c = 0; c < f; ++c) {
+    VecX g(n);
+    for (Eigen::Index i = 0; i < n; ++i) g(i) = normal(rng);
+    X.col(c) = rowSpace.nullSpacePart(g);
+  }
+  const Eigen::HouseholderQR<MatX> qr(X);
+  return qr.householderQ() * MatX::Identity(n, f);
+}
+
+/// C at the positions of x (ws.kin).
+void evaluatePositionsAt(const Model& model, DynamicsWorkspace& ws, const State& x) {
   ws.x_shifted.t = x.t;
   ws.x_shifted.q = x.q;
   ws.x_shifted.v.setZero(model.nv());
   evaluateConstraints(model, ws.kin, ws.x_shifted);
+}
+
+/// The same and its pivoted QR (ws.tangent, r = 0).
+void factorizePositionsAt(const Model& model, DynamicsWorkspace& ws, const State& x) {
+  evaluatePositionsAt(model, ws, x);
+  ws.tangent.compute(ws.kin, ws.scaling, 0);
+}
+
+}  // namespace
+
+MatX tangentBasisAt(const Model& model, DynamicsWorkspace& ws, const State& x, int rank) {
+  evaluatePositionsAt(model, ws, x);
+  if (rank > 0 && watchedBySingularValues(model, rank))
+    if (MatX basis = sparseTangentBasis(model, ws.kin, ws.scaling); basis.size() > 0) return basis;
   ws.tangent.compute(ws.kin, ws.scaling, rank);
   return ws.tangent.lastColumnsOfQ(model.nv() - rank);
 }
@@ -400,14 +442,16 @@ SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const
   SingularPassage p;
   p.t = x_s.t;
   p.rank_regular = rank;
-  const MatX Q = tangentBasisAt(model, ws, x_s, 0).leftCols(n);  // the full Q (rank 0 keeps all columns)
-  const TangentFactorization& tf = ws.tangent;
+  factorizePositionsAt(model, ws, x_s);
+  TangentFactorization& tf = ws.tangent;
   p.ratio = rank > 0 ? tf.diagonalRatio(rank - 1) : 1;
   p.rank = std::min(tf.rankAt(kSingularRatio * ratio_scale), rank);
-  // null C_s there: the last n - rank* columns of Q; the motion's tangent spaces moved into it
-  const MatX Q1 = Q.leftCols(p.rank), N = Q.rightCols(n - p.rank);
+  // null C_s there: the last n - rank* columns of Q; the motion's tangent spaces moved into it, by
+  // the reflectors of Q1 = its first rank* columns (never forming Q: O(n m (n - rank*)), not O(n^3))
+  tf.r = p.rank;
+  const MatX N = tf.lastColumnsOfQ(n - p.rank);
   MatX before = T_before, after = T_after;
-  const bool moved = reorthogonalize(Q1, before) && reorthogonalize(Q1, after);
+  const bool moved = reorthogonalize(tf, before) && reorthogonalize(tf, after);
   p.branch_change = moved ? 0 : 1;
   if (f > 0 && moved) {
     // sin of the largest principal angle: the largest singular value of (I - B B^T) A

@@ -69,7 +69,9 @@ SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const
                                 const MatX& T_before, const MatX& T_after, Scalar ratio_scale = 1);
 
 /// The orthonormal tangent basis (scaled coordinates, n x (n - rank)) at the positions of x: the
-/// last columns of Q in the pivoted QR of C_s^T. Evaluates ws.kin and ws.tangent there.
+/// last columns of Q in the pivoted QR of C_s^T (evaluates ws.kin and ws.tangent there); where the
+/// watch reads singular values (rank = rows, independent there) a basis of the same space from
+/// sparse projections of random vectors (evaluates ws.kin alone).
 MatX tangentBasisAt(const Model& model, DynamicsWorkspace& ws, const State& x, int rank);
 
 /// The thresholds above (and the simulation's, sim/simulation.hpp) are set for mechanisms whose
