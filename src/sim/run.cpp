@@ -1,5 +1,7 @@
 #include "run.hpp"
 
+#include "loopdyn/analysis/independent_rows.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -355,6 +357,13 @@ void Run::watchStep(Scalar t0, bool crossing) {
   step_info.on_constraints = crossing || rhs_how.project;
   approaches = watch->afterStep(model, watch_ws, step_info, xp,
                                 crossing ? plan.t_star : std::numeric_limits<Scalar>::quiet_NaN());
+  // where the watch reads sigma_r / sigma_1 itself, the crossing plan's sigma at the step's end is
+  // the ratio it just read there (not a second Lanczos run)
+  if (watchedBySingularValues(model, rank)) {
+    sigma_kept = watch->lastRatio();
+    sigma_at.t = xp.t;
+    sigma_at.q = xp.q;
+  }
 }
 
 /// One step of the run and what follows it: across a singular configuration (a plan is due) or
