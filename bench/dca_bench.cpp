@@ -22,58 +22,10 @@ namespace {
 
 using namespace loopdyn;
 
-/// Issue 16's chain: joint i about local z (even i) or local y (odd i), at (1, 0, 0) in its
-/// parent's link frame (joint 0 at the origin); each body 1 kg, centre of mass at (0.5, 0, 0) of
-/// its link frame, the given inertia about it; gravity (0, 0, -9.81); efforts 0.1 sin(2.3 j).
-Model spatialChain(int n) {
-  // (past 857 bodies the model exceeds compile's dense size limit: nothing dense is built here)
-  ModelSpec spec;
-  spec.name = "spatial_chain";
-  spec.dimension = 3;
-  spec.gravity = Vec3(0, 0, -9.81);
-  Mat3 inertia;
-  inertia << 0.02, 0.001, 0.002, 0.001, 0.09, 0.003, 0.002, 0.003, 0.085;
-  Mat3 about_y;  // marker axes turning its z onto the body's y
-  about_y << 1, 0, 0, 0, 0, -1, 0, 1, 0;
-  const auto axis = [&](int j) { return j % 2 == 0 ? Mat3::Identity() : about_y; };
-  spec.ground_markers.push_back({"o", Vec3::Zero(), axis(0), {}, 0});
-  for (int i = 0; i < n; ++i) {
-    BodySpec body;
-    body.name = "b" + std::to_string(i);
-    body.mass = 1;
-    body.inertia = inertia;
-    body.position = Vec3(i + 0.5, 0, 0);
-    body.markers.push_back({"in", Vec3(-0.5, 0, 0), axis(i), {}, 0});
-    body.markers.push_back({"out", Vec3(0.5, 0, 0), axis(i + 1), {}, 0});
-    spec.bodies.push_back(body);
-    JointSpec joint;
-    joint.name = "j" + std::to_string(i);
-    joint.first = i == 0 ? MarkerRef{"ground", "o", {}} : MarkerRef{"b" + std::to_string(i - 1), "out", {}};
-    joint.second = {body.name, "in", {}};
-    spec.joints.push_back(joint);
-    ForceSpec effort;
-    effort.name = "tau" + std::to_string(i);
-    effort.type = ForceType::JointEffort;
-    effort.joint = joint.name;
-    effort.profile = Profile::constant(0.1 * std::sin(2.3 * i));
-    spec.forces.push_back(effort);
-  }
-  return compile(spec);
-}
+/// Issue 16's chain (test_models.hpp: its accelerations are checked in tests/dynamics/dca/dca_test.cpp).
+Model spatialChain(int n) { return compile(test::spatialChainSpec(n)); }
 
-/// The state of joint coordinates q_j = 0.3 sin(1.7 j + 0.4), rates 0.5 cos(0.9 j).
-State chainState(const Model& model, const TreeKinematics& tree) {
-  State x;
-  x.q_r.resize(tree.nq());
-  x.v_r.resize(tree.nv());
-  for (Eigen::Index j = 0; j < x.q_r.size(); ++j) {
-    x.q_r(j) = 0.3 * std::sin(1.7 * static_cast<Scalar>(j) + 0.4);
-    x.v_r(j) = 0.5 * std::cos(0.9 * static_cast<Scalar>(j));
-  }
-  tree.absoluteState(x.q_r, x.v_r, 0, x);
-  (void)model;
-  return x;
-}
+State chainState(const Model&, const TreeKinematics& tree) { return test::spatialChainState(tree); }
 
 Model ladder(int loops) {
   test::LadderOptions options;

@@ -12,12 +12,14 @@ packages=(
   pybind11-dev python3-numpy
   doxygen
   libtbb-dev
+  libsuitesparse-dev
   chromium
 )
 # (clang, its sanitizer and libFuzzer runtimes and llvm-symbolizer: scripts/sanitize.sh; pybind11
 # and numpy: the Python module, python/, for Debian's /usr/bin/python3; doxygen: the API docs;
-# oneTBB: the divide-and-conquer formulations' parallel assembly, dynamics/dca/dca.hpp; chromium: the
-# HTML report's browser test, tests/apps/html_report_test.cpp)
+# oneTBB: the divide-and-conquer formulations' parallel assembly, dynamics/dca/dca.hpp; SuiteSparse:
+# SPQR's sparse QR, linalg/sparse_null_space.hpp; chromium: the HTML report's browser test,
+# tests/apps/html_report_test.cpp)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -301,6 +301,68 @@ SimulationOptions accurateOptions(Scalar t_end, Scalar rtol, Scalar sample_inter
   return options;
 }
 
+ModelSpec fourBarLadderSpecAt(const LadderOptions& options, Scalar angle) {
+  ModelSpec spec = fourBarLadderSpec(options);
+  const Scalar c = std::cos(angle), s = std::sin(angle);
+  for (BodySpec& body : spec.bodies) {
+    const bool crank = body.name.rfind("crank", 0) == 0;
+    const Scalar i = std::round(body.position.x() - (crank ? 0 : 0.5));  // (its ground pivot's x)
+    body.position = crank ? Vec3(i + 0.5 * c, 0.5 * s, 0) : Vec3(i + 0.5 + c, s, 0);
+    body.orientation = rotationZ(crank ? angle : 0);
+  }
+  return spec;
+}
+
+ModelSpec spatialChainSpec(int n) {
+  ModelSpec spec;
+  spec.name = "spatial_chain";
+  spec.dimension = 3;
+  spec.gravity = Vec3(0, 0, -9.81);
+  Mat3 inertia;
+  inertia << 0.02, 0.001, 0.002, 0.001, 0.09, 0.003, 0.002, 0.003, 0.085;
+  // a joint turns about its markers' z: the link frame's z (even joints) or its y (odd joints),
+  // axes (x, -z, y) -- a quarter turn about x. (The benchmarks' marker had axes (x, z, -y) until
+  // 2026-11-28: odd joints about -y, a mirrored chain.)
+  Mat3 about_y;
+  about_y << 1, 0, 0, 0, 0, 1, 0, -1, 0;
+  const auto axis = [&](int j) { return j % 2 == 0 ? Mat3::Identity() : about_y; };
+  spec.ground_markers.push_back({"o", Vec3::Zero(), axis(0), {}, 0});
+  for (int i = 0; i < n; ++i) {
+    BodySpec body;
+    body.name = "b" + std::to_string(i);
+    body.mass = 1;
+    body.inertia = inertia;
+    body.position = Vec3(i + 0.5, 0, 0);
+    body.markers.push_back({"in", Vec3(-0.5, 0, 0), axis(i), {}, 0});
+    body.markers.push_back({"out", Vec3(0.5, 0, 0), axis(i + 1), {}, 0});
+    spec.bodies.push_back(body);
+    JointSpec joint;
+    joint.name = "j" + std::to_string(i);
+    joint.first = i == 0 ? MarkerRef{"ground", "o", {}} : MarkerRef{"b" + std::to_string(i - 1), "out", {}};
+    joint.second = {body.name, "in", {}};
+    spec.joints.push_back(joint);
+    ForceSpec effort;
+    effort.name = "tau" + std::to_string(i);
+    effort.type = ForceType::JointEffort;
+    effort.joint = joint.name;
+    effort.profile = Profile::constant(0.1 * std::sin(2.3 * i));
+    spec.forces.push_back(effort);
+  }
+  return spec;
+}
+
+State spatialChainState(const TreeKinematics& tree) {
+  State x;
+  x.q_r.resize(tree.nq());
+  x.v_r.resize(tree.nv());
+  for (Eigen::Index j = 0; j < x.q_r.size(); ++j) {
+    x.q_r(j) = 0.3 * std::sin(1.7 * static_cast<Scalar>(j) + 0.4);
+    x.v_r(j) = 0.5 * std::cos(0.9 * static_cast<Scalar>(j));
+  }
+  tree.absoluteState(x.q_r, x.v_r, 0, x);
+  return x;
+}
+
 ModelSpec scaled(ModelSpec spec, Scalar factor) {
   for (MarkerSpec& mk : spec.ground_markers) mk.position *= factor;
   for (BodySpec& b : spec.bodies) {

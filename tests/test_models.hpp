@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "loopdyn/kinematics/state.hpp"
+#include "loopdyn/kinematics/tree_kinematics.hpp"
 #include "loopdyn/model/model.hpp"
 #include "loopdyn/sim/simulation.hpp"
 
@@ -55,6 +56,21 @@ struct LadderOptions {
 /// between their tops; 1 m, 1 kg uniform rods, revolute joints, gravity -9.81 y; the top of crank
 /// 1 moving at 1 m/s in +x.
 ModelSpec fourBarLadderSpec(const LadderOptions& options);
+
+/// The same with every crank at `angle` from the +x axis (pi / 2: the upright pose; 0: all bars
+/// horizontal, the singular configuration where C loses one row per loop), the couplers level.
+ModelSpec fourBarLadderSpecAt(const LadderOptions& options, Scalar angle);
+
+/// Issue 16's spatial chain of n bodies (the DCA benchmarks' and the whole-run chain): joint i
+/// about +z (even i) or +y (odd i) of its parent's link frame, at (1, 0, 0) of it (joint 0 at the
+/// origin); each body 1 kg, centre of mass at (0.5, 0, 0) of its link frame, inertia about it
+/// [[0.02, 0.001, 0.002], [0.001, 0.09, 0.003], [0.002, 0.003, 0.085]] kg m^2; gravity
+/// (0, 0, -9.81); joint efforts 0.1 sin(2.3 i) N m.
+ModelSpec spatialChainSpec(int n);
+
+/// Its state of joint coordinates q_i = 0.3 sin(1.7 i + 0.4), rates 0.5 cos(0.9 i) (q_r, v_r, and
+/// the bodies' absolute state from them).
+State spatialChainState(const TreeKinematics& tree);
 
 /// Every length times `factor` (metres to millimetres: 1000): positions, markers, distance
 /// lengths, inertias, prescribed linear velocities and gravity. The same mechanism in other units.

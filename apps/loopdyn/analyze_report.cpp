@@ -122,10 +122,14 @@ void printUniqueness(std::ostringstream& os, const AnalysisResults& res) {
   for (const Pair& p : model.pairs()) name_width = std::max(name_width, static_cast<int>(p.name.size()));
   for (const GroupUniqueness& g : u.groups) name_width = std::max(name_width, static_cast<int>(g.group.name.size()));
 
-  os << "\nreaction uniqueness (direct-sum test, paper 001 sect. 3; "
-     << (methods.size() == 1 ? "method " + methods.front() + " alone (--method all: four tests)"
-                             : "methods " + joinNames(methods) + ", " + methods.front() + " decides")
-     << "; thresholds: rank " << formatNumber(u.rank_threshold) << ", ||B||/||C_X|| "
+  os << "\nreaction uniqueness (direct-sum test, paper 001 sect. 3; ";
+  if (u.by_independent_rows)
+    os << "every equation independent: C^T has no null space and every reaction is unique; the rank tests ("
+       << joinNames(methods) << ") not run";
+  else
+    os << (methods.size() == 1 ? "method " + methods.front() + " alone (--method all: four tests)"
+                               : "methods " + joinNames(methods) + ", " + methods.front() + " decides");
+  os << "; thresholds: rank " << formatNumber(u.rank_threshold) << ", ||B||/||C_X|| "
      << formatNumber(u.uniqueness_threshold) << ")\n";
   os << row("  %-*s %-12s %4s  %-11s %-26s %6s  %s\n", name_width, "pair", "type", "rows", "reaction", "multipliers",
             "margin", "methods");
@@ -133,7 +137,8 @@ void printUniqueness(std::ostringstream& os, const AnalysisResults& res) {
     const Pair& pair = model.pairs()[static_cast<std::size_t>(p.pair)];
     os << row("  %-*s %-12s %4d  %-11s %-26s %6.1f  %s\n", name_width, pair.name.c_str(), pair.type.c_str(),
               pair.rows, p.reaction.unique() ? "unique" : "NON-UNIQUE", multipliersText(model, p.reaction).c_str(),
-              p.reaction.margin(), agreementText(p.reaction, p.physical_methods_agree).c_str());
+              p.reaction.margin(),
+              u.by_independent_rows ? "certified" : agreementText(p.reaction, p.physical_methods_agree).c_str());
   }
   if (u.redundancy > 0) {
     os << "  " << u.redundancy << " independent self-equilibrated multiplier set(s): a NON-UNIQUE reaction is whatever\n"
@@ -361,6 +366,7 @@ void writeUniquenessJson(io::JsonWriter& w, const Model& model, const Uniqueness
   w.key("ranks").array(u.ranks);
   w.key("uniqueness_threshold").value(u.uniqueness_threshold);
   w.key("methods_agree").value(u.methodsAgree());
+  w.key("independent_rows").value(u.by_independent_rows);
   w.endObject();
   w.key("pairs").beginArray();
   for (const PairUniqueness& p : u.pairs) {

@@ -45,7 +45,11 @@ std::string eventText(const Model& model, const RunEvent& e) {
               "takes; this is the nearest";
       break;
     case EventKind::SingularPassage:
-      os << "singular configuration (|R_rr|/|R_11| = " << e.ratio << "): rank " << e.rank_regular << " -> " << e.rank
+      os << "singular configuration (";
+      // (sigma_r / sigma_1 from the Gram matrix C_s C_s^T resolves about sqrt(eps): 0 below it)
+      if (e.sigma_ratio && e.ratio == 0) os << "sigma_r/sigma_1 below 1.5e-8";
+      else os << (e.sigma_ratio ? "sigma_r/sigma_1" : "|R_rr|/|R_11|") << " = " << e.ratio;
+      os << "): rank " << e.rank_regular << " -> " << e.rank
          << ", " << e.new_motions << " new admissible motion(s); ";
       if (!e.left_branch)
         os << "the motion continues on its branch" << (e.stepped_across ? " (stepped across)" : "");
@@ -89,7 +93,8 @@ void writeEvent(io::JsonWriter& w, const Model& model, const RunEvent& e) {
       w.key("between_branches").value(e.between_branches).key("joint_coordinates").value(e.joint_coordinates);
       break;
     case EventKind::SingularPassage:
-      w.key("ratio").value(e.ratio).key("rank").value(e.rank).key("rank_regular").value(e.rank_regular);
+      w.key("ratio").value(e.ratio).key("ratio_of").value(e.sigma_ratio ? "sigma_r/sigma_1" : "|R_rr|/|R_11|");
+      w.key("rank").value(e.rank).key("rank_regular").value(e.rank_regular);
       w.key("new_motions").value(e.new_motions).key("branch_change").value(e.branch_change);
       w.key("at_rest").value(e.at_rest).key("stepped_across").value(e.stepped_across);
       w.key("left_branch").value(e.left_branch);

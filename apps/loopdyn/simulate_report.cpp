@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "loopdyn/analysis/independent_rows.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/io/json_writer.hpp"
 #include "event_text.hpp"
@@ -129,6 +130,10 @@ std::string simulationText(const SimulationRun& run) {
        << (run.switching ? "switched when degraded" : "kept from the start") << "; reactions by paper 003 eq. (38))";
   if (!run.eliminated.empty()) os << ", eliminated " << joined(run.eliminated) << " (reported as zero)";
   os << '\n';
+  if (watchedBySingularValues(*run.model, o.generic_rank))
+    os << "  linear algebra  sparse: " << run.model->nc() << " independent equations (" << kSparseRows
+       << " or more): the start's analyses, the singularity watch (sigma_r / sigma_1) and passages on sparse "
+          "matrices\n";
   if (run.formulation == "partitioning") {
     os << "  coordinates     {" << joined(run.independent_initial) << "} at the start";
     if (run.coordinate_switches > 0)
@@ -181,6 +186,7 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("output").value(r.ok ? run.out_path : std::string());
   w.key("formulation").value(run.formulation);
   w.key("coordinates").value(run.coordinates);
+  w.key("linear_algebra").value(watchedBySingularValues(*run.model, o.generic_rank) ? "sparse" : "dense");
   w.key("eliminated_equations").array(run.eliminated);
   if (run.formulation == "partitioning") {
     w.key("independent_coordinates").beginObject();

@@ -211,6 +211,7 @@ UniquenessReport independentRowsReport(const Model& model, const KinematicsWorks
   report.uniqueness_threshold = options.uniqueness_threshold;
   report.rank = model.nc();
   report.ranks.assign(options.methods.size(), report.rank);
+  report.by_independent_rows = true;
   const Scalar margin = std::min(kMaxMargin, std::log10(ratio / options.rank_threshold));
   WrenchMap W;
   for (int index = 0; index < static_cast<int>(model.pairs().size()); ++index) {

@@ -13,6 +13,7 @@
 
 #include "loopdyn/analysis/independent_rows.hpp"
 #include "loopdyn/linalg/sparse_minimum_norm.hpp"
+#include "loopdyn/linalg/sparse_null_space.hpp"
 
 namespace loopdyn {
 
@@ -436,22 +437,72 @@ MatX tangentBasisAt(const Model& model, DynamicsWorkspace& ws, const State& x, i
   return ws.tangent.lastColumnsOfQ(model.nv() - rank);
 }
 
+namespace {
+
+/// Null C_s at a singular configuration: its rank there (at most the regular rank) and an
+/// orthonormal basis of its null space, with the ratio that shows the rank drop.
+struct SingularNullSpace {
+  Scalar ratio = 1;
+  bool sigma = false;
+  int rank = 0;
+  MatX N;
+};
+
+/// The dense route: the pivoted QR of C_s^T (ws.tangent), |R_rr| / |R_11| and the last n - rank*
+/// columns of Q, formed by the reflectors (never the full Q: O(n m (n - rank*)), not O(n^3)).
+SingularNullSpace denseNullSpace(const Model& model, DynamicsWorkspace& ws, const State& x_s, int rank,
+                                 Scalar threshold) {
+  factorizePositionsAt(model, ws, x_s);
+  TangentFactorization& tf = ws.tangent;
+  SingularNullSpace out;
+  out.ratio = rank > 0 ? tf.diagonalRatio(rank - 1) : 1;
+  out.rank = std::min(tf.rankAt(threshold), rank);
+  tf.r = out.rank;
+  out.N = tf.lastColumnsOfQ(model.nv() - out.rank);
+  return out;
+}
+
+/// The sparse route, where the watch reads sigma_r / sigma_1 (a large model whose equations are
+/// independent at regular configurations): SuiteSparseQR of C_s^T (linalg/sparse_null_space.hpp);
+/// empty where it did not run.
+SingularNullSpace sparseNullSpaceAt(const Model& model, DynamicsWorkspace& ws, const State& x_s, int rank,
+                                    Scalar threshold) {
+  evaluatePositionsAt(model, ws, x_s);
+  std::vector<int> rows(static_cast<std::size_t>(model.nc()));
+  std::iota(rows.begin(), rows.end(), 0);
+  SparseNullSpace null = sparseNullSpace(scaledSparseRows(ws.scaling, ws.kin.C, rows), threshold);
+  SingularNullSpace out;
+  if (!null.ok || null.rank > rank) return out;
+  out.ratio = singularValueRatio(model, ws.kin);
+  out.sigma = true;
+  out.rank = null.rank;
+  out.N = std::move(null.basis);
+  return out;
+}
+
+}  // namespace
+
 SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const State& x_s, int rank,
-                                const MatX& T_before, const MatX& T_after, Scalar ratio_scale) {
+                                const MatX& T_before, const MatX& T_after, Scalar ratio_scale, bool sparse_route) {
   const int n = model.nv(), f = n - rank;
+  const Scalar threshold = kSingularRatio * ratio_scale;
+  SingularNullSpace null;
+  if (sparse_route && rank > 0 && watchedBySingularValues(model, rank)) null = sparseNullSpaceAt(model, ws, x_s, rank, threshold);
+  if (null.N.size() == 0) null = denseNullSpace(model, ws, x_s, rank, threshold);
   SingularPassage p;
   p.t = x_s.t;
   p.rank_regular = rank;
-  factorizePositionsAt(model, ws, x_s);
-  TangentFactorization& tf = ws.tangent;
-  p.ratio = rank > 0 ? tf.diagonalRatio(rank - 1) : 1;
-  p.rank = std::min(tf.rankAt(kSingularRatio * ratio_scale), rank);
-  // null C_s there: the last n - rank* columns of Q; the motion's tangent spaces moved into it, by
-  // the reflectors of Q1 = its first rank* columns (never forming Q: O(n m (n - rank*)), not O(n^3))
-  tf.r = p.rank;
-  const MatX N = tf.lastColumnsOfQ(n - p.rank);
+  p.ratio = null.ratio;
+  p.ratio_is_sigma = null.sigma;
+  p.rank = null.rank;
+  const MatX& N = null.N;
+  // the motion's tangent spaces moved into null C_s: T -> N N^T T (dense: T - Q1 Q1^T T by the
+  // reflectors), orthonormalised
   MatX before = T_before, after = T_after;
-  const bool moved = reorthogonalize(tf, before) && reorthogonalize(tf, after);
+  const auto move = [&](MatX& T) {
+    return null.sigma ? reorthogonalizeInto(N, T) : reorthogonalize(ws.tangent, T);
+  };
+  const bool moved = move(before) && move(after);
   p.branch_change = moved ? 0 : 1;
   if (f > 0 && moved) {
     // sin of the largest principal angle: the largest singular value of (I - B B^T) A
@@ -461,12 +512,14 @@ SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const
   // the continuing motions: the tangent before, moved; the new ones: the rest of null C_s
   // (a mechanism without freedom, f = 0, continues no motion: every motion of null C_s is new;
   // Eigen's QR of a matrix without columns reads out of bounds)
+  // N Q_G, Q_G of the QR of G = N^T T_before (k x f, k = n - rank*), by G's f reflectors applied
+  // from the right: O(n k f), where forming the k x k Q_G and multiplying was O(n k^2) -- O(n^3) at
+  // a ladder's passage, whose rank drops by one per loop
   const MatX G = N.transpose() * before;
-  const MatX Qg = G.cols() == 0 ? MatX(MatX::Identity(G.rows(), G.rows()))
-                                : MatX(Eigen::ColPivHouseholderQR<MatX>(G).householderQ());
+  const MatX NQ = G.cols() == 0 ? N : MatX(N * Eigen::ColPivHouseholderQR<MatX>(G).householderQ());
   const VecX& S = ws.scaling.col;
   p.continuing = S.asDiagonal() * before;
-  p.new_motions = S.asDiagonal() * (N * Qg.rightCols(n - p.rank - f));
+  p.new_motions = S.asDiagonal() * NQ.rightCols(n - p.rank - f);
   return p;
 }
 

@@ -92,6 +92,11 @@ bool reorthogonalize(const TangentFactorization& tf, Eigen::Ref<MatX> T) {
   return polarFactor(X, T);
 }
 
+bool reorthogonalizeInto(const MatX& N, Eigen::Ref<MatX> T) {
+  if (T.cols() == 0) return true;
+  return polarFactor(N * (N.transpose() * T), T);
+}
+
 AdmissibleMotions admissibleMotions(const Model& model, const KinematicsWorkspace& kin, Scalar threshold) {
   TangentFactorization f;
   const ConstraintScaling& scaling = model.scaling();

@@ -10,17 +10,13 @@ namespace loopdyn {
 
 namespace {
 
-/// The largest eigenvalue of the symmetric tridiagonal matrix with diagonal a and off-diagonal b,
-/// by bisection on Sturm counts (Golub & Van Loan, sect. 8.4.1): the negative pivots of the LDL^T
-/// of T - mu I count the eigenvalues below mu. O(k) a bisection step, inside Gershgorin's bounds.
-Scalar largestTridiagonalEigenvalue(const VecX& a, const VecX& b, Eigen::Index k) {
-  Scalar lo = a(0), hi = a(0);
-  for (Eigen::Index i = 0; i < k; ++i) {
-    const Scalar radius = (i > 0 ? std::abs(b(i - 1)) : 0) + (i + 1 < k ? std::abs(b(i)) : 0);
-    lo = std::min(lo, a(i) - radius);
-    hi = std::max(hi, a(i) + radius);
-  }
-  const auto below = [&](Scalar mu) {
+/// The largest eigenvalue of the symmetric tridiagonal matrix with diagonal a and off-diagonal b
+/// (its leading k x k block) inside [below, above], to `precision` relative, by bisection on Sturm
+/// counts (Golub & Van Loan, sect. 8.4.1): the negative pivots of the LDL^T of T - mu I count the
+/// eigenvalues below mu. O(k) a bisection step.
+Scalar largestTridiagonalEigenvalue(const VecX& a, const VecX& b, Eigen::Index k, Scalar below, Scalar above,
+                                    Scalar precision) {
+  const auto countBelow = [&](Scalar mu) {
     Eigen::Index count = 0;
     Scalar d = 1;
     for (Eigen::Index i = 0; i < k; ++i) {
@@ -31,10 +27,12 @@ Scalar largestTridiagonalEigenvalue(const VecX& a, const VecX& b, Eigen::Index k
     return count;
   };
   // the largest eigenvalue lies where the count below mu turns from k - 1 to k
-  while (hi - lo > 4 * std::numeric_limits<Scalar>::epsilon() * std::max(std::abs(lo), std::abs(hi))) {
+  Scalar lo = below, hi = above;
+  const Scalar resolution = std::max(precision, 4 * std::numeric_limits<Scalar>::epsilon());
+  while (hi - lo > resolution * std::max(std::abs(lo), std::abs(hi))) {
     const Scalar mid = lo + (hi - lo) / 2;
     if (mid <= lo || mid >= hi) break;
-    (below(mid) == k ? hi : lo) = mid;
+    (countBelow(mid) == k ? hi : lo) = mid;
   }
   return hi;
 }
@@ -64,8 +62,14 @@ Scalar largestEigenvalue(Eigen::Index n, const LinearOperator& A, Scalar toleran
       if (k > 0) w -= beta(k - 1) * column(k - 1);
     }
     beta(k) = w.norm();
-    // the largest eigenvalue of T_k (k + 1 square, tridiagonal: alpha on the diagonal, beta beside)
-    const Scalar next = largestTridiagonalEigenvalue(alpha, beta, k + 1);
+    // the largest eigenvalue of T_k (k + 1 square, tridiagonal: alpha on the diagonal, beta beside),
+    // between the last one (Cauchy's interlacing) and max(last, alpha_k) + |beta_(k-1)| (Weyl:
+    // T_k differs from diag(T_(k-1), alpha_k) by a coupling of norm |beta_(k-1)|)
+    const Scalar coupling = k > 0 ? std::abs(beta(k - 1)) : 0;
+    const Scalar last = k > 0 ? ritz : alpha(0);
+    // (to a thousandth of the tolerance the convergence test reads)
+    const Scalar next = largestTridiagonalEigenvalue(alpha, beta, k + 1, std::min(last, alpha(k)),
+                                                     std::max(last, alpha(k)) + coupling, 1e-3 * tolerance);
     const bool converged = k > 0 && std::abs(next - ritz) <= tolerance * std::abs(next);
     ritz = next;
     // (an exhausted Krylov space: A's restriction to it is exact)

@@ -307,11 +307,19 @@ void Run::setProjectMode(bool project, Scalar t) {
 }
 
 Scalar Run::singularValueRatio(const State& x) {
-  if (sigma_kept >= 0 && x.t == sigma_at.t && x.q == sigma_at.q) return sigma_kept;
-  sigma_kept = watch->singularValueRatioAt(model, watch_ws, x);
-  sigma_at.t = x.t;
-  sigma_at.q = x.q;
-  return sigma_kept;
+  for (const KeptSigma& k : sigma_kept)
+    if (k.value >= 0 && x.t == k.at.t && x.q == k.at.q) return k.value;
+  const Scalar sigma = watch->singularValueRatioAt(model, watch_ws, x);
+  keepSigma(x, sigma);
+  return sigma;
+}
+
+void Run::keepSigma(const State& x, Scalar value) {
+  KeptSigma& k = sigma_kept[static_cast<std::size_t>(sigma_next)];
+  sigma_next = 1 - sigma_next;
+  k.at.t = x.t;
+  k.at.q = x.q;
+  k.value = value;
 }
 
 void Run::judgePassages(const State& x_after) {
@@ -319,7 +327,8 @@ void Run::judgePassages(const State& x_after) {
   const MatX after = tangentBasisAt(model, watch_ws, x_after, rank);
   for (PendingPassage& p : pending) {
     const MatX before = tangentBasisAt(model, watch_ws, p.before, rank);
-    // (its ratio is the Householder QR's at the closest approach: the watch's resolves 1e-8)
+    // (its ratio is the Householder QR's at the closest approach, the watch's resolves 1e-8; or
+    // a large model's sigma_r / sigma_1 there)
     SingularPassage passage = describePassage(model, watch_ws, p.x, rank, before, after, watch->scale());
     passage.at_rest = p.at_rest;
     const std::string when = timeLabel(p.x.t);
@@ -327,6 +336,7 @@ void Run::judgePassages(const State& x_after) {
     event.kind = EventKind::SingularPassage;
     event.t = p.x.t;
     event.ratio = passage.ratio;
+    event.sigma_ratio = passage.ratio_is_sigma;
     event.rank = passage.rank;
     event.rank_regular = passage.rank_regular;
     event.new_motions = static_cast<int>(passage.new_motions.cols());
@@ -359,11 +369,7 @@ void Run::watchStep(Scalar t0, bool crossing) {
                                 crossing ? plan.t_star : std::numeric_limits<Scalar>::quiet_NaN());
   // where the watch reads sigma_r / sigma_1 itself, the crossing plan's sigma at the step's end is
   // the ratio it just read there (not a second Lanczos run)
-  if (watchedBySingularValues(model, rank)) {
-    sigma_kept = watch->lastRatio();
-    sigma_at.t = xp.t;
-    sigma_at.q = xp.q;
-  }
+  if (watchedBySingularValues(model, rank)) keepSigma(xp, watch->lastRatio());
 }
 
 /// One step of the run and what follows it: across a singular configuration (a plan is due) or

@@ -2,6 +2,7 @@
 /// One run of simulate() as named stages (private to src/sim/; the public entry is
 /// loopdyn/sim/simulation.hpp).
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -131,10 +132,16 @@ class Run {
   long window_steps = 0;  ///< ordinary steps since the integrator's last restart or the last window (stepsCollapsed)
   Scalar window_t0 = 0;    ///< where they began
   Scalar t_near = 0;
-  // sigma_r / sigma_1 at the last step's end: the next step's start has the same positions unless
-  // they were projected in between (an eigen-decomposition saved per step near a crossing)
-  State sigma_at;
-  Scalar sigma_kept = -1;
+  // sigma_r / sigma_1 at the last two positions read: the crossing plan reads it at a step's start
+  // and end, the start being the last step's end unless projected in between, the end where the
+  // watch just read it (a Lanczos run or an eigen-decomposition saved for each, near a crossing)
+  struct KeptSigma {
+    State at;
+    Scalar value = -1;
+  };
+  std::array<KeptSigma, 2> sigma_kept;
+  int sigma_next = 0;  ///< the entry the next new reading replaces
+  void keepSigma(const State& x, Scalar value);
   HermitePositions hermite;
   // Passages wait for their branch check until the motion is at a regular configuration again
   // (pending): the tangent bases compared are those at the last step ends on either side with

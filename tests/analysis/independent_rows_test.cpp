@@ -70,8 +70,12 @@ TEST(IndependentRows, TheSparseRouteDecidesAsTheDenseFactorisations) {
     // in the clang sanitizer build and not in the gcc one -- not looked into --, the ladder's and
     // the redundant one's answers cannot differ)
     EXPECT_EQ(sparse.rows_certified_independent, dense.rank == model.nc()) << "sigma ratio " << sparse.singular_value_ratio;
-    if (name.starts_with("ladder")) EXPECT_TRUE(sparse.rows_certified_independent);
-    if (name.starts_with("redundant")) EXPECT_FALSE(sparse.rows_certified_independent);
+    if (name.starts_with("ladder")) {
+      EXPECT_TRUE(sparse.rows_certified_independent);
+    }
+    if (name.starts_with("redundant")) {
+      EXPECT_FALSE(sparse.rows_certified_independent);
+    }
     EXPECT_EQ(sparse.rank, dense.rank);
     EXPECT_EQ(sparse.rank_holonomic, dense.rank_holonomic);
     EXPECT_EQ(sparse.rank_nonholonomic, dense.rank_nonholonomic);
@@ -88,6 +92,9 @@ TEST(IndependentRows, TheSparseRouteDecidesAsTheDenseFactorisations) {
     const UniquenessReport u_sparse = analyzeReactionUniquenessNear(model, ws, x, qr);
     const UniquenessReport u_dense = analyzeReactionUniquenessNear(model, ws, x, dense_options, dense_rank);
     EXPECT_EQ(u_sparse.ranks, u_dense.ranks);
+    // (the report says which route decided: no rank test ran on the sparse one)
+    EXPECT_EQ(u_sparse.by_independent_rows, sparse.rows_certified_independent);
+    EXPECT_FALSE(u_dense.by_independent_rows);
     ASSERT_EQ(u_sparse.pairs.size(), u_dense.pairs.size());
     for (std::size_t p = 0; p < u_dense.pairs.size(); ++p) {
       const std::string pair = model.pairs()[p].name;

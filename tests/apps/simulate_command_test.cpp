@@ -358,6 +358,7 @@ TEST(SimulateCommand, JsonSummaryHasStatisticsFinalStateAndWarnings) {
   EXPECT_TRUE(j["ok"].as<bool>());
   EXPECT_EQ(j["integrator"].as<std::string>(), "adams");
   EXPECT_EQ(j["formulation"].as<std::string>(), "lagrange");
+  EXPECT_EQ(j["linear_algebra"].as<std::string>(), "dense");  // (a small model: sparse from kSparseRows rows)
   EXPECT_EQ(j["samples"].as<int>(), 101);
   EXPECT_GT(j["statistics"]["steps"].as<double>(), 0);
   EXPECT_GE(j["statistics"]["rhs_evaluations"].as<double>(), j["statistics"]["steps"].as<double>());

@@ -466,6 +466,44 @@ TEST(LadderPassage, ALargeLadderReportsItsCrossing) {
   EXPECT_LT(p.branch_change, kBranchChange);
 }
 
+/// Q Q^T of the scaled columns of `motions` (velocity units, diag(col) times orthonormal ones).
+MatX projectorOf(const Model& model, const MatX& motions) {
+  const MatX scaled = model.scaling().col.cwiseInverse().asDiagonal() * motions;
+  return scaled * scaled.transpose();
+}
+
+// A passage's description on a large model takes null C_s at the singular configuration from a
+// sparse QR (SuiteSparseQR, Heath's rank rule) where it took a dense pivoted QR, O(n^3): the
+// 96-loop ladder (n = 579, 578 rows) at its all-horizontal pose, where the rank drops by 96. Both
+// routes must find the same rank, the same continuing and new motions and the same branch change.
+TEST(LadderPassage, TheSparseAndDenseDescriptionsOfALargePassageAgree) {
+  const int loops = 96;
+  const Model singular = compile(test::fourBarLadderSpecAt({loops, true, false}, 0));
+  const Model before_model = compile(test::fourBarLadderSpecAt({loops, true, false}, 0.05));
+  const Model after_model = compile(test::fourBarLadderSpecAt({loops, true, false}, -0.05));
+  const State x_s = test::stateOf(singular), x_before = test::stateOf(before_model),
+              x_after = test::stateOf(after_model);
+  KinematicsWorkspace kin(singular);
+  const int rank = analyzeConstraints(singular, kin, x_before).generic_rank;
+  ASSERT_EQ(rank, singular.nc());
+  DynamicsWorkspace ws(singular);
+  const MatX T_before = tangentBasisAt(singular, ws, x_before, rank);
+  const MatX T_after = tangentBasisAt(singular, ws, x_after, rank);
+  const SingularPassage sparse = describePassage(singular, ws, x_s, rank, T_before, T_after, 1, true);
+  const SingularPassage dense = describePassage(singular, ws, x_s, rank, T_before, T_after, 1, false);
+  EXPECT_TRUE(sparse.ratio_is_sigma);
+  EXPECT_FALSE(dense.ratio_is_sigma);
+  EXPECT_EQ(dense.rank, rank - loops);
+  EXPECT_EQ(sparse.rank, dense.rank);
+  EXPECT_LT(sparse.ratio, kSingularRatio);
+  EXPECT_LT(dense.branch_change, kBranchChange);
+  EXPECT_NEAR(sparse.branch_change, dense.branch_change, 1e-8);
+  ASSERT_EQ(sparse.new_motions.cols(), loops);
+  ASSERT_EQ(dense.new_motions.cols(), loops);
+  EXPECT_LT((projectorOf(singular, sparse.continuing) - projectorOf(singular, dense.continuing)).norm(), 1e-8);
+  EXPECT_LT((projectorOf(singular, sparse.new_motions) - projectorOf(singular, dense.new_motions)).norm(), 1e-8);
+}
+
 // Singular configurations close together: the modified 2x2 four-bar passes seven in 3 s, two
 // pairs of them 17 and 19 ms apart (ratios 1e-13 .. 1e-11 at each, found alike by every run
 // below). A step that covers the second of a pair can keep every sample of |R_rr| / |R_11| above

@@ -94,6 +94,9 @@ struct UniquenessReport {
   Scalar uniqueness_threshold = kUniquenessThreshold;
   std::vector<PairUniqueness> pairs;  ///< one per Model::pairs() entry, same order
   std::vector<GroupUniqueness> groups;
+  /// Decided by independent rows (the sparse route, independentRowsReport): no rank test ran, every
+  /// method's answer is the same by construction.
+  bool by_independent_rows = false;
 
   /// All methods agree on every pair, component and group.
   bool methodsAgree() const;

@@ -51,7 +51,8 @@ std::ostream& operator<<(std::ostream& os, EventKind kind);
 struct RunEvent {
   EventKind kind = EventKind::SingularPassage;
   Scalar t = 0;              ///< s
-  Scalar ratio = 0;          ///< |R_rr| / |R_11| of C_s^T's pivoted QR there
+  Scalar ratio = 0;          ///< |R_rr| / |R_11| of C_s^T's pivoted QR there (sigma_r / sigma_1 where sigma_ratio)
+  bool sigma_ratio = false;  ///< SingularPassage: a large model's, read on the sparse route
   int rank = 0;              ///< the rank of C there
   int rank_regular = 0;      ///< the generic rank (the rank along the motion)
   int new_motions = 0;       ///< admissible motions beyond the regular ones (LockUp: those left)

@@ -42,7 +42,8 @@ inline constexpr Scalar kNearSingular = 0.2;
 /// A singular configuration the motion passed (paper 004, sect. 2.5).
 struct SingularPassage {
   Scalar t = 0;
-  Scalar ratio = 0;      ///< |R_rr| / |R_11| at the closest approach
+  Scalar ratio = 0;      ///< |R_rr| / |R_11| at the closest approach (sigma_r / sigma_1 where ratio_is_sigma)
+  bool ratio_is_sigma = false;  ///< a large model's passage, read on the sparse route
   int rank_regular = 0;  ///< the generic rank r
   int rank = 0;          ///< the rank at the singular configuration
   MatX continuing;       ///< nv x f: the motion's admissible motions, continued through (velocity units)
@@ -65,8 +66,12 @@ inline constexpr Scalar kBranchChange = 0.3;
 /// after, in scaled coordinates (n x f, orthonormal, tangent_space.hpp), are T_before and T_after.
 /// Evaluates ws.kin and ws.tangent at x_s.
 /// ratio_scale: the watch's (the rank there counted below kSingularRatio times it).
+/// sparse_route: where the watch reads sigma_r / sigma_1 (a large model, its equations independent
+/// at regular configurations), null C_s by a sparse QR (linalg/sparse_null_space.hpp); false: the
+/// dense pivoted QR at every size (the reference the tests compare it with).
 SingularPassage describePassage(const Model& model, DynamicsWorkspace& ws, const State& x_s, int rank,
-                                const MatX& T_before, const MatX& T_after, Scalar ratio_scale = 1);
+                                const MatX& T_before, const MatX& T_after, Scalar ratio_scale = 1,
+                                bool sparse_route = true);
 
 /// The orthonormal tangent basis (scaled coordinates, n x (n - rank)) at the positions of x: the
 /// last columns of Q in the pivoted QR of C_s^T (evaluates ws.kin and ws.tangent there); where the

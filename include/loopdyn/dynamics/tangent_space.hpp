@@ -82,6 +82,8 @@ struct TangentFactorization {
 bool reorthogonalize(const MatX& Q1, Eigen::Ref<MatX> T);
 /// The same with Q1 the factorization's (applied as reflectors).
 bool reorthogonalize(const TangentFactorization& tf, Eigen::Ref<MatX> T);
+/// The same with P = N N^T, N an orthonormal basis of the complement of Q1 (a sparse QR's).
+bool reorthogonalizeInto(const MatX& N, Eigen::Ref<MatX> T);
 
 /// The admissible motions at one configuration (`loopdyn analyze --motions`): an orthonormal
 /// basis of null C_s (rank decided with `threshold` on |R_jj| / |R_11|), returned in velocity
