@@ -15,10 +15,15 @@ Scalar rowsSingularValueRatio(const Model& model, const KinematicsWorkspace& ws,
   return gramSingularValueRatio(G);
 }
 
-Scalar singularValueRatio(const Model& model, const KinematicsWorkspace& ws) {
+SparseMatrix scaledGram(const Model& model, const KinematicsWorkspace& ws) {
   std::vector<int> rows(static_cast<std::size_t>(model.nc()));
   std::iota(rows.begin(), rows.end(), 0);
-  return rowsSingularValueRatio(model, ws, rows);
+  const SparseMatrix Cs = scaledSparseRows(model.scaling(), ws.C, rows);
+  return Cs * Cs.transpose();
+}
+
+Scalar singularValueRatio(const Model& model, const KinematicsWorkspace& ws) {
+  return gramSingularValueRatio(scaledGram(model, ws));
 }
 
 void requireDenseSize(const Model& model, const KinematicsWorkspace& ws, std::string_view what) {

@@ -81,7 +81,7 @@ Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const S
   nv_ = model.nv();
   if (watchedBySingularValues(model, r_)) {
     pivots_.resize(0);  // (no pivots: no rank above r to read)
-    return singularValueRatio(model, ws.kin) / scale_;
+    return sparseRatioAt(model, ws.kin, x.t);
   }
   // C_s C_s^T, C_s = diag(row) C diag(col), summed body by body over the rows that meet there
   if (coupled_rows_ != model.nc()) findCouplings(model);
@@ -100,6 +100,22 @@ Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const S
   }
   factorizeGram();
   return r_ > 0 ? diagonalRatio(r_ - 1) / scale_ : 1;
+}
+
+Scalar SingularWatch::sparseRatioAt(const Model& model, const KinematicsWorkspace& kin, Scalar t) const {
+  const SparseMatrix G = scaledGram(model, kin);
+  Scalar largest = 0;
+  if (const StepLargest& s = step_largest_; s.active) {
+    const Scalar w = std::clamp((t - s.start.t) / (s.end.t - s.start.t), Scalar(0), Scalar(1));
+    largest = (1 - w) * s.start.value + w * s.end.value;
+  } else {
+    largest = gram_eigenvalues_.largest(G);
+    largest_[static_cast<std::size_t>(largest_next_)] = {t, largest};
+    largest_next_ = 1 - largest_next_;
+  }
+  if (!(largest > 0)) return 0;
+  const Scalar smallest = gram_eigenvalues_.smallest(G);
+  return std::sqrt(smallest / largest) / scale_;
 }
 
 void SingularWatch::factorizeGram() const {
@@ -351,7 +367,21 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
     before_end_valid_ = false;
     return {};
   }
-  // sample the step
+  // sample the step (a large model's sigma_1 interpolated between its ends, read in full)
+  struct EndOfSampling {
+    StepLargest& s;
+    ~EndOfSampling() { s = {}; }
+  } end_of_sampling{step_largest_};
+  if (watchedBySingularValues(model, r_)) {
+    const auto at = [&](Scalar t) {
+      for (const LargestAt& l : largest_)
+        if (l.t == t) return l;
+      return LargestAt{};
+    };
+    const LargestAt start = at(step.t0), end = at(x.t);
+    if (end.t == x.t && x.t > step.t0)
+      step_largest_ = {true, start.t == step.t0 ? start : LargestAt{step.t0, end.value}, end};
+  }
   constexpr int n = StepSamples::n;
   StepSamples samples;
   State xi;

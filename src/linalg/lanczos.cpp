@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include <Eigen/SparseCholesky>
 
 namespace loopdyn {
 
@@ -79,22 +78,47 @@ Scalar largestEigenvalue(Eigen::Index n, const LinearOperator& A, Scalar toleran
   return ritz;
 }
 
-Scalar gramSingularValueRatio(const SparseMatrix& G) {
-  // lambda_max by Lanczos on G, lambda_min by Lanczos on G^-1 through a sparse LDL^T (AMD order).
-  // Where G is singular to rounding that factor has a pivot at rounding level or below: 0.
+namespace {
+
+// (to 1e-7 a step: G's largest eigenvalues cluster on a ladder, where 1e-12 took all 80 steps)
+constexpr Scalar kGramTolerance = 1e-7;
+
+}  // namespace
+
+Scalar GramEigenvalues::largest(const SparseMatrix& G) const {
+  // (without reorthogonalisation: O(nnz) a step)
+  return largestEigenvalue(G.rows(), [&](const VecX& v, VecX& y) { y.noalias() = G * v; }, kGramTolerance, 80, false);
+}
+
+Scalar GramEigenvalues::smallest(const SparseMatrix& G) {
   const Eigen::Index n = G.rows();
-  if (n == 0) return 1;
-  // (to 1e-7 a step: G's largest eigenvalues cluster on a ladder, where 1e-12 took all 80 steps;
-  // lambda_max without reorthogonalisation, O(nnz) a step)
-  constexpr Scalar kTolerance = 1e-7;
-  const Scalar largest =
-      largestEigenvalue(n, [&](const VecX& v, VecX& y) { y.noalias() = G * v; }, kTolerance, 80, false);
-  if (!(largest > 0)) return 0;
-  const Eigen::SimplicialLDLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt(G);
-  if (ldlt.info() != Eigen::Success || !(ldlt.vectorD().minCoeff() > 0)) return 0;
-  const Scalar inverse_smallest = largestEigenvalue(n, [&](const VecX& v, VecX& y) { y = ldlt.solve(v); }, kTolerance);
+  if (n == 0) return 0;
+  // the order and the symbolic factor depend on the pattern alone
+  const bool same_pattern = static_cast<Eigen::Index>(outer_.size()) == n + 1 &&
+                            static_cast<Eigen::Index>(inner_.size()) == G.nonZeros() &&
+                            std::equal(outer_.begin(), outer_.end(), G.outerIndexPtr()) &&
+                            std::equal(inner_.begin(), inner_.end(), G.innerIndexPtr());
+  if (!same_pattern) {
+    ldlt_.analyzePattern(G);
+    outer_.assign(G.outerIndexPtr(), G.outerIndexPtr() + n + 1);
+    inner_.assign(G.innerIndexPtr(), G.innerIndexPtr() + G.nonZeros());
+  }
+  ldlt_.factorize(G);
+  // where G is singular to rounding the factor has a pivot at rounding level or below
+  if (ldlt_.info() != Eigen::Success || !(ldlt_.vectorD().minCoeff() > 0)) return 0;
+  const Scalar inverse_smallest =
+      largestEigenvalue(n, [&](const VecX& v, VecX& y) { y = ldlt_.solve(v); }, kGramTolerance);
   if (!(inverse_smallest > 0) || !std::isfinite(inverse_smallest)) return 0;
-  return std::sqrt(1 / (inverse_smallest * largest));
+  return 1 / inverse_smallest;
+}
+
+Scalar gramSingularValueRatio(const SparseMatrix& G) {
+  if (G.rows() == 0) return 1;
+  GramEigenvalues eigenvalues;
+  const Scalar largest = eigenvalues.largest(G);
+  if (!(largest > 0)) return 0;
+  const Scalar smallest = eigenvalues.smallest(G);
+  return smallest > 0 ? std::sqrt(smallest / largest) : 0;
 }
 
 }  // namespace loopdyn

@@ -140,7 +140,7 @@ class Run {
     Scalar value = -1;
   };
   std::array<KeptSigma, 2> sigma_kept;
-  int sigma_next = 0;  ///< the entry the next new reading replaces
+  int sigma_next = 0;  ///< the entry the next new reading replaces: the one not read last
   void keepSigma(const State& x, Scalar value);
   HermitePositions hermite;
   // Passages wait for their branch check until the motion is at a regular configuration again

@@ -15,6 +15,7 @@
 #include <random>
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 
 namespace loopdyn {
@@ -60,6 +61,38 @@ TEST(Lanczos, AnExhaustedKrylovSpaceIsExact) {
   A.diagonal() << 2, 3, 5, 7;
   EXPECT_NEAR(largestEigenvalue(n, [&](const VecX& x, VecX& y) { y.noalias() = A * x; }), 7, 1e-13);
   EXPECT_EQ(largestEigenvalue(0, [&](const VecX&, VecX&) {}), 0);
+}
+
+// GramEigenvalues keeps G's symbolic factor for its pattern: a second matrix of the same pattern
+// and then one of another pattern (a fill the first lacks) get their own smallest eigenvalue, as
+// a fresh reader and the dense solver give them (to the stopping test's 1e-7: these spectra
+// cluster at both ends); a singular G gives 0 or a rounding-level value.
+TEST(Lanczos, TheGramReaderFollowsItsMatricesAcrossPatterns) {
+  const auto tridiagonal = [](Eigen::Index n, Scalar diagonal, Scalar beside, bool corner) {
+    std::vector<Eigen::Triplet<Scalar>> entries;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      entries.emplace_back(i, i, diagonal);
+      if (i + 1 < n) entries.emplace_back(i, i + 1, beside), entries.emplace_back(i + 1, i, beside);
+    }
+    if (corner) entries.emplace_back(0, n - 1, beside), entries.emplace_back(n - 1, 0, beside);
+    SparseMatrix G(n, n);
+    G.setFromTriplets(entries.begin(), entries.end());
+    return G;
+  };
+  GramEigenvalues reader;
+  for (const SparseMatrix& G : {tridiagonal(50, 3, -1, false), tridiagonal(50, 2.5, -1, false),
+                                tridiagonal(50, 3, -1, true), tridiagonal(50, 2, -1, true)}) {
+    const Eigen::SelfAdjointEigenSolver<MatX> dense{MatX(G)};
+    const Scalar smallest = dense.eigenvalues()(0), largest = dense.eigenvalues()(49);
+    if (smallest < 1e-12) {
+      // (the periodic Laplacian: constant vectors in its null space)
+      EXPECT_LE(reader.smallest(G), 1e-14 * largest);
+      continue;
+    }
+    EXPECT_NEAR(reader.smallest(G), smallest, 1e-7 * smallest);
+    EXPECT_NEAR(reader.largest(G), largest, 1e-5 * largest);
+    EXPECT_DOUBLE_EQ(std::sqrt(reader.smallest(G) / reader.largest(G)), gramSingularValueRatio(G));
+  }
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
+#include "loopdyn/linalg/lanczos.hpp"
 #include "loopdyn/model/model.hpp"
 
 namespace loopdyn {
@@ -30,6 +31,9 @@ inline constexpr Scalar kCertifiedRatio = 1e-6;
 inline bool certifiesIndependence(Scalar ratio, Scalar rank_threshold) {
   return ratio >= kCertifiedRatio && ratio >= 1e3 * rank_threshold;
 }
+
+/// G = C_s C_s^T of every scaled row of C as evaluated in ws (sparse, both triangles stored).
+SparseMatrix scaledGram(const Model& model, const KinematicsWorkspace& ws);
 
 /// sigma_min / sigma_max of the scaled rows `rows` of C as evaluated in ws; 0 where they are
 /// dependent to rounding.

@@ -9,7 +9,9 @@
 /// cluster of nearly equal largest eigenvalues it lands inside the cluster.
 
 #include <functional>
+#include <vector>
 
+#include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 
 #include "loopdyn/common/types.hpp"
@@ -29,13 +31,29 @@ Scalar largestEigenvalue(Eigen::Index n, const LinearOperator& A, Scalar toleran
 
 using SparseMatrix = Eigen::SparseMatrix<Scalar>;
 
-/// sigma_min / sigma_max of A from its Gram matrix G = A A^T (sparse, symmetric positive
-/// semi-definite, both triangles stored): lambda_max by Lanczos on G, lambda_min by Lanczos on G^-1
-/// through a sparse LDL^T, O(nnz) a Lanczos step for a sparse factor. 0 where G is singular to
-/// rounding (a factor pivot at or below zero); 1 for an empty G. Ritz values converge from inside
-/// the spectrum: the ratio can come out above the true one where the smallest eigenvalues cluster
-/// (about 1e-6 relative on the ladders, tests/linalg/lanczos_test.cpp and the watch's test). G's
-/// rounding limits the ratios it resolves to about sqrt(eps) = 1.5e-8.
+/// The extreme eigenvalues of sparse Gram matrices G = A A^T (symmetric positive semi-definite,
+/// both triangles stored) met one after another with one sparsity pattern, as along a motion:
+/// lambda_max by Lanczos on G, lambda_min by Lanczos on G^-1 through a sparse LDL^T whose
+/// fill-reducing (AMD) order and symbolic analysis are done once for the pattern, O(nnz) a Lanczos
+/// step for a sparse factor. Ritz values converge from inside the spectrum: lambda_max can come
+/// out below and lambda_min above the true ones where they cluster (about 1e-6 relative on the
+/// ladders, tests/linalg/lanczos_test.cpp).
+class GramEigenvalues {
+ public:
+  /// lambda_max(G); 0 for an empty G.
+  Scalar largest(const SparseMatrix& G) const;
+  /// lambda_min(G); 0 where G is singular to rounding (a factor pivot at or below zero).
+  Scalar smallest(const SparseMatrix& G);
+
+ private:
+  Eigen::SimplicialLDLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt_;
+  std::vector<int> outer_, inner_;  ///< the pattern ldlt_ was analysed for
+};
+
+/// sigma_min / sigma_max of A from its Gram matrix G = A A^T, sqrt(lambda_min / lambda_max) by
+/// GramEigenvalues: 0 where G is singular to rounding; 1 for an empty G. The ratio can come out
+/// above the true one where the extreme eigenvalues cluster (the watch's test). G's rounding limits
+/// the ratios it resolves to about sqrt(eps) = 1.5e-8.
 Scalar gramSingularValueRatio(const SparseMatrix& G);
 
 }  // namespace loopdyn
