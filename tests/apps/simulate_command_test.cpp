@@ -180,6 +180,26 @@ TEST(SimulateCommand, DcaOnTwoThreadsWritesTheSameFileAsOnOne) {
   EXPECT_EQ(bad.exit_code, 1) << bad.output;
 }
 
+// The defaults at the large end (issue 48): a ladder of 48 loops (290 equations, from kSparseRows
+// the sparse route) simulated with no options takes the linear path and says so, in the JSON and
+// in the report; the small end ("dense") is JsonSummaryHasStatisticsFinalStateAndWarnings.
+TEST(SimulateCommand, ALargeModelTakesTheSparseRouteByDefault) {
+  const fs::path dir = scratchDirectory("sparse_default");
+  const fs::path model = dir / "ladder_48.yaml";
+  const std::string generate = "/usr/bin/python3 " + std::string(LOOPDYN_MODELS_DIR) + "/generators/ladder.py 48 > " +
+                               model.string();
+  ASSERT_EQ(std::system(generate.c_str()), 0);
+  const std::string args = "simulate " + model.string() + " --t-end 0.02 --out " + (dir / "l.csv").string();
+  const test::CliRun json = test::runCli(args + " --json", false);
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const YAML::Node j = YAML::Load(json.output);
+  EXPECT_EQ(j["formulation"].as<std::string>(), "lagrange");
+  EXPECT_EQ(j["linear_algebra"].as<std::string>(), "sparse");
+  const test::CliRun text = test::runCli(args);
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("linear algebra  sparse"), std::string::npos) << text.output;
+}
+
 // A person at a terminal sees a header and a progress line on stderr (issue 19); a pipe or a log
 // sees neither. (util-linux's `script` gives the command a terminal.)
 TEST(SimulateCommand, ShowsProgressOnlyOnATerminal) {
