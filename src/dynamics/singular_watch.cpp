@@ -118,6 +118,17 @@ Scalar SingularWatch::sparseRatioAt(const Model& model, const KinematicsWorkspac
   return std::sqrt(smallest / largest) / scale_;
 }
 
+void SingularWatch::interpolateLargestOver(Scalar t0, Scalar t1) const {
+  const auto readAt = [&](Scalar t) {
+    for (const LargestAt& l : largest_)
+      if (l.t == t) return l;
+    return LargestAt{};
+  };
+  const LargestAt start = readAt(t0), end = readAt(t1);
+  if (end.t != t1 || !(t1 > t0)) return;  // (the end not read: every sample reads in full)
+  step_largest_ = {true, start.t == t0 ? start : LargestAt{t0, end.value}, end};
+}
+
 void SingularWatch::factorizeGram() const {
   // Symmetric elimination with diagonal pivoting (the pivoted Cholesky factorisation of Golub &
   // Van Loan, sect. 4.2.8, without square roots, keeping only the pivots): at step k the largest
@@ -372,16 +383,7 @@ std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model
     StepLargest& s;
     ~EndOfSampling() { s = {}; }
   } end_of_sampling{step_largest_};
-  if (watchedBySingularValues(model, r_)) {
-    const auto at = [&](Scalar t) {
-      for (const LargestAt& l : largest_)
-        if (l.t == t) return l;
-      return LargestAt{};
-    };
-    const LargestAt start = at(step.t0), end = at(x.t);
-    if (end.t == x.t && x.t > step.t0)
-      step_largest_ = {true, start.t == step.t0 ? start : LargestAt{step.t0, end.value}, end};
-  }
+  if (watchedBySingularValues(model, r_)) interpolateLargestOver(step.t0, x.t);
   constexpr int n = StepSamples::n;
   StepSamples samples;
   State xi;

@@ -183,6 +183,9 @@ class SingularWatch {
     LargestAt start, end;
   };
   mutable StepLargest step_largest_;
+  /// Interpolates lambda_max over the step from t0 to t1 (step_largest_) from the readings at its
+  /// ends: the start's where it was read, else the end's throughout.
+  void interpolateLargestOver(Scalar t0, Scalar t1) const;
   mutable GramEigenvalues gram_eigenvalues_;
   bool dip_at_end_ = false;  ///< the last step's smallest ratio was at its end
   /// The last step's last interior sample (the slope into the next step's start), if it sampled.
