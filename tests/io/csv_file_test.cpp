@@ -1,5 +1,6 @@
 // The CSV output (csv_file.hpp): rows reach the target only on commit, numbers in the shortest
-// form that reads back to the same double, a zero written 0 whatever its sign.
+// form that reads back to the same double, a zero written 0 whatever its sign; the writing thread
+// keeps the rows' order under a full queue, and a full disk surfaces as OutputError.
 
 #include "loopdyn/io/csv_file.hpp"
 
@@ -48,6 +49,56 @@ TEST(CsvFile, LeavesTheTargetUntouchedWithoutCommit) {
   }
   EXPECT_EQ(contents(path), "before\n");
   std::filesystem::remove(path);
+}
+
+// Rows of a third of the writing thread's queue, more than it holds: every row arrives, in order,
+// and reads back to the same numbers.
+TEST(CsvFile, WritesEveryRowInOrderThroughAFullQueue) {
+  const std::filesystem::path path = scratchPath("queue.csv");
+  const std::size_t width = CsvFile::kQueuedNumbers / 3;
+  const int rows = 7;
+  {
+    CsvFile csv(path.string(), {"k"});
+    std::vector<double> row(width);
+    for (int k = 0; k < rows; ++k) {
+      for (std::size_t j = 0; j < width; ++j) row[j] = k + static_cast<double>(j) / static_cast<double>(width);
+      csv.writeRow(row);
+    }
+    csv.commit();
+  }
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "k");
+  int k = 0;
+  for (; std::getline(in, line); ++k) {
+    std::stringstream fields(line);
+    std::string field;
+    std::size_t j = 0;
+    bool exact = true;
+    for (; std::getline(fields, field, ','); ++j)
+      exact = exact && std::stod(field) == k + static_cast<double>(j) / static_cast<double>(width);
+    EXPECT_EQ(j, width) << "row " << k;
+    EXPECT_TRUE(exact) << "row " << k;
+  }
+  EXPECT_EQ(k, rows);
+  std::filesystem::remove(path);
+}
+
+// A device with no room (/dev/full): the writing thread's failure reaches the caller as
+// OutputError naming the file, at a later row or at the commit.
+TEST(CsvFile, AFullDiskIsAnOutputErrorNamingTheFile) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  std::string message;
+  try {
+    CsvFile csv("/dev/full", {"t"});
+    const std::vector<double> row(1000, 1.0 / 3.0);
+    for (int k = 0; k < 200; ++k) csv.writeRow(row);
+    csv.commit();
+  } catch (const OutputError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("/dev/full"), std::string::npos) << message;
 }
 
 }  // namespace
