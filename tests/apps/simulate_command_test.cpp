@@ -32,6 +32,15 @@ fs::path scratchDirectory(const std::string& name) {
   return dir;
 }
 
+/// The A02 ladder of `loops` loops written by models/generators/ladder.py into dir.
+fs::path generatedLadder(const fs::path& dir, int loops) {
+  const fs::path model = dir / ("ladder_" + std::to_string(loops) + ".yaml");
+  const std::string generate = "/usr/bin/python3 " + std::string(LOOPDYN_MODELS_DIR) + "/generators/ladder.py " +
+                               std::to_string(loops) + " > " + model.string();
+  EXPECT_EQ(std::system(generate.c_str()), 0) << generate;
+  return model;
+}
+
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> out;
   std::stringstream ss(line);
@@ -160,10 +169,7 @@ TEST(SimulateCommand, RelativeCoordinatesAddJointColumnsAndAgreeWithTheBodies) {
 // byte; a thread count below 1 is a usage error.
 TEST(SimulateCommand, DcaOnTwoThreadsWritesTheSameFileAsOnOne) {
   const fs::path dir = scratchDirectory("threads");
-  const fs::path model = dir / "ladder_40.yaml";
-  const std::string generate = "/usr/bin/python3 " + std::string(LOOPDYN_MODELS_DIR) + "/generators/ladder.py 40 > " +
-                               model.string();
-  ASSERT_EQ(std::system(generate.c_str()), 0);
+  const fs::path model = generatedLadder(dir, 40);
   std::string files[2];
   for (const int threads : {1, 2}) {
     const fs::path out = dir / ("ladder_" + std::to_string(threads) + ".csv");
@@ -185,10 +191,7 @@ TEST(SimulateCommand, DcaOnTwoThreadsWritesTheSameFileAsOnOne) {
 // in the report; the small end ("dense") is JsonSummaryHasStatisticsFinalStateAndWarnings.
 TEST(SimulateCommand, ALargeModelTakesTheSparseRouteByDefault) {
   const fs::path dir = scratchDirectory("sparse_default");
-  const fs::path model = dir / "ladder_48.yaml";
-  const std::string generate = "/usr/bin/python3 " + std::string(LOOPDYN_MODELS_DIR) + "/generators/ladder.py 48 > " +
-                               model.string();
-  ASSERT_EQ(std::system(generate.c_str()), 0);
+  const fs::path model = generatedLadder(dir, 48);
   const std::string args = "simulate " + model.string() + " --t-end 0.02 --out " + (dir / "l.csv").string();
   const test::CliRun json = test::runCli(args + " --json", false);
   ASSERT_EQ(json.exit_code, 0) << json.output;
