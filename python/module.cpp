@@ -6,15 +6,60 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "analyze_report.hpp"
 #include "event_text.hpp"
+#include "loopdyn/io/tree_writer.hpp"
 #include "loopdyn/loopdyn.hpp"
 
 namespace py = pybind11;
 
 namespace {
+
+/// A report built as Python objects -- dicts (keys in the order written), lists, str, float, int,
+/// bool, None for null and non-finite numbers: what json.loads makes of the report's JSON text,
+/// without the text (reports/ write each report's shape once, for both).
+class PythonObjectWriter final : public loopdyn::io::TreeWriter {
+ public:
+  py::object result() const { return root_; }
+
+ private:
+  void openObject() override { open(py::dict()); }
+  void closeObject() override { open_.pop_back(); }
+  void openArray() override { open(py::list()); }
+  void closeArray() override { open_.pop_back(); }
+  void writeKey(const std::string& name) override { key_ = name; }
+  void writeString(const std::string& s) override { put(py::str(s)); }
+  void writeNumber(double x) override { put(std::isfinite(x) ? py::object(py::float_(x)) : py::object(py::none())); }
+  void writeInteger(int x) override { put(py::int_(x)); }
+  void writeBool(bool b) override { put(py::bool_(b)); }
+  void writeNull() override { put(py::none()); }
+
+  void open(const py::object& container) {
+    put(container);
+    open_.push_back(container);
+  }
+  void put(const py::object& value) {
+    if (open_.empty())
+      root_ = value;
+    else if (py::isinstance<py::dict>(open_.back()))
+      py::reinterpret_borrow<py::dict>(open_.back())[py::str(key_)] = value;
+    else
+      py::reinterpret_borrow<py::list>(open_.back()).append(value);
+  }
+  std::vector<py::object> open_;  // the containers not yet closed, innermost last
+  py::object root_;
+  std::string key_;
+};
+
+/// A model whose initial configuration cannot be assembled (loopdyn.AssemblyError).
+struct AssemblyFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 /// The model and its assembled state (analyze and simulate start from it).
 struct PyModel {
@@ -27,8 +72,8 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
                         const std::string& coordinates) {
   loopdyn::KinematicsWorkspace ws(m.model);
   const loopdyn::AssemblyResult assembly = loopdyn::assemble(m.model, ws, loopdyn::initialState(m.model));
-  if (!assembly.converged) throw std::runtime_error(m.path + ": " + assembly.message);
-  loopdyn::cli::AnalysisSettings settings;
+  if (!assembly.converged) throw AssemblyFailed(m.path + ": " + assembly.message);
+  loopdyn::reports::AnalysisSettings settings;
   settings.rank.generic_samples = samples;
   settings.rank.rank_threshold = threshold;
   settings.uniqueness.methods = loopdyn::uniquenessMethods(m.model, method);
@@ -45,9 +90,11 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
   if (coordinates != "absolute" && coordinates != "relative")
     throw loopdyn::InvalidArgument("coordinates: expected absolute or relative, got '" + coordinates + "'");
   settings.relative = coordinates == "relative";
-  const loopdyn::cli::AnalysisResults results = loopdyn::cli::computeAnalysis(m.model, assembly, m.path, settings);
-  // the very JSON object `loopdyn analyze --json` prints, as Python objects
-  return py::module_::import("json").attr("loads")(loopdyn::cli::analysisJson(results));
+  const loopdyn::reports::AnalysisResults results = loopdyn::reports::computeAnalysis(m.model, assembly, m.path, settings);
+  // the object `loopdyn analyze --json` prints, as Python objects
+  PythonObjectWriter report;
+  loopdyn::reports::writeAnalysis(report, results);
+  return report.result();
 }
 
 py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& request) {
@@ -74,16 +121,13 @@ py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& reque
   out["columns"] = columns;
   out["non_unique"] = run.non_unique;
   // every event as the CLI's JSON writes it (kind, t, text and its kind's fields), as a dict
-  py::list events;
-  const py::object loads = py::module_::import("json").attr("loads");
-  for (const loopdyn::RunEvent& e : run.result.events) {
-    loopdyn::io::JsonWriter w(0);
-    loopdyn::cli::writeEvent(w, m.model, e);
-    events.append(loads(w.str()));
-  }
-  out["events"] = events;
+  PythonObjectWriter events;
+  events.beginArray();
+  for (const loopdyn::RunEvent& e : run.result.events) loopdyn::reports::writeEvent(events, m.model, e);
+  events.endArray();
+  out["events"] = events.result();
   std::vector<std::string> warnings;
-  for (const loopdyn::RunWarning& w : run.result.warnings) warnings.push_back(loopdyn::cli::warningText(w));
+  for (const loopdyn::RunWarning& w : run.result.warnings) warnings.push_back(loopdyn::reports::warningText(w));
   out["warnings"] = warnings;
   out["passages"] = passages;
   out["energy_drift"] = run.result.energy_drift_max;
@@ -109,6 +153,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
   mod.attr("__version__") = loopdyn::version();
   py::register_exception<loopdyn::ModelError>(mod, "ModelError", PyExc_ValueError);
   py::register_exception<loopdyn::InvalidArgument>(mod, "InvalidArgument", PyExc_ValueError);
+  py::register_exception<AssemblyFailed>(mod, "AssemblyError", PyExc_RuntimeError);
 
   py::class_<PyModel>(mod, "Model", "A compiled, immutable mechanism.")
       .def_static(

@@ -15,6 +15,9 @@
 
 namespace loopdyn::cli {
 
+// the reports' words and shapes (reports/), shared with the Python module
+using namespace reports;
+
 namespace {
 
 struct AnalyzeOptions {

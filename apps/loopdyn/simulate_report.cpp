@@ -12,6 +12,9 @@
 
 namespace loopdyn::cli {
 
+// the reports' words and shapes (reports/), shared with the Python module
+using namespace reports;
+
 namespace {
 
 std::string number(double x, const char* format = "%.3g") {
@@ -90,7 +93,7 @@ std::vector<std::pair<const char*, double>> stageSeconds(const SimulationRun& ru
 namespace {
 
 /// The JSON's statistics: steps, right-hand sides, projections, wall time and its stages.
-void writeStatistics(io::JsonWriter& w, const SimulationRun& run) {
+void writeStatistics(io::TreeWriter& w, const SimulationRun& run) {
   const SimulationResult& r = run.result;
   w.key("statistics").beginObject();
   w.key("steps").value(static_cast<double>(r.statistics.steps));

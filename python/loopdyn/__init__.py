@@ -14,10 +14,10 @@ from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
-from ._loopdyn import InvalidArgument, Model, ModelError, __version__, load
+from ._loopdyn import AssemblyError, InvalidArgument, Model, ModelError, __version__, load
 from ._loopdyn import _Request, _simulate
 
-__all__ = ["InvalidArgument", "Model", "ModelError", "Simulation", "__version__", "load", "simulate"]
+__all__ = ["AssemblyError", "InvalidArgument", "Model", "ModelError", "Simulation", "__version__", "load", "simulate"]
 
 
 def _arrays(value):
@@ -41,7 +41,9 @@ def _analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e
     """The report of `loopdyn analyze --json` (docs/analysis.md) as Python objects: the same keys and
     values, with numeric lists as numpy arrays (arrays=False: exactly the JSON's lists).
     coordinates="relative" adds the uniqueness decided inside the DCA (paper 000; key
-    relative_uniqueness), as `analyze --coordinates relative`."""
+    relative_uniqueness), as `analyze --coordinates relative`. Raises AssemblyError (a RuntimeError)
+    when the model's initial configuration cannot be assembled (the message says why), where the
+    command line exits 3; loopdyn.simulate returns that failure in its result instead."""
     report = self._analyze(samples, method, threshold, uniqueness_threshold, criterion, motions, topology,
                            coordinates)
     return _arrays(report) if arrays else report

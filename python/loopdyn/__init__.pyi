@@ -11,6 +11,11 @@ class InvalidArgument(ValueError):
     """A request loopdyn cannot run: an unknown method or integrator, a number out of its range (the
     message starts with the argument's name: "rtol: must be ...")."""
 
+class AssemblyError(RuntimeError):
+    """Model.analyze: the model's initial configuration cannot be assembled (a loop that does not
+    close, drivers asking for a pose the linkage cannot reach); the message names the file and why.
+    loopdyn.simulate does not raise it: its result has ok False and the same words in failure."""
+
 class Model:
     """A compiled, immutable mechanism."""
     @staticmethod
@@ -33,8 +38,10 @@ class Model:
                 uniqueness_threshold: float = 1e-8, criterion: bool = False, motions: bool = False,
                 topology: bool = False, coordinates: str = "absolute", arrays: bool = True) -> Dict[str, Any]:
         """The report of `loopdyn analyze --json` as Python objects (docs/analysis.md), numeric
-        lists as numpy arrays (arrays=False: the JSON's lists); coordinates="relative" adds
-        relative_uniqueness (paper 000, inside the DCA)."""
+        lists as numpy arrays (arrays=False: the JSON's lists; numbers the library holds as
+        floating point are floats, counts ints, non-finite numbers None); coordinates="relative" adds
+        relative_uniqueness (paper 000, inside the DCA). Raises AssemblyError when the initial
+        configuration cannot be assembled."""
 
 def load(path: str) -> Model: ...
 

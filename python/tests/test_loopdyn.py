@@ -65,6 +65,19 @@ class Analysis(unittest.TestCase):
         with self.assertRaises(loopdyn.ModelError):
             loopdyn.load("/nonexistent.yaml")
 
+    def test_a_loop_that_cannot_close_raises_assembly_error(self):
+        # the four-bar's ground pins 20 m apart: links of 1 + 4 + 3 m cannot reach
+        with open(model_path("four_bar_planar")) as f:
+            text = f.read().replace("position: [4, 0]", "position: [20, 0]")
+        model = loopdyn.Model.from_yaml(text, "far_pins.yaml")
+        with self.assertRaises(loopdyn.AssemblyError) as caught:
+            model.analyze()
+        self.assertIsInstance(caught.exception, RuntimeError)
+        self.assertIn("far_pins.yaml", str(caught.exception))
+        run = loopdyn.simulate(model, t_end=0.1)  # a run returns the failure instead
+        self.assertEqual((run.ok, run.status, run.columns), (False, "start-failed", {}))
+        self.assertIn("assembly", run.failure)
+
 
 class Simulation(unittest.TestCase):
     def test_arrays_equal_the_command_lines_csv(self):

@@ -46,11 +46,10 @@ void JsonWriter::beforeValue() {
   }
 }
 
-JsonWriter& JsonWriter::beginObject() {
+void JsonWriter::openObject() {
   beforeValue();
   out_ += '{';
   first_.push_back(true);
-  return *this;
 }
 
 void JsonWriter::close(char bracket) {
@@ -60,66 +59,53 @@ void JsonWriter::close(char bracket) {
   out_ += bracket;
 }
 
-JsonWriter& JsonWriter::endObject() {
-  close('}');
-  return *this;
-}
+void JsonWriter::closeObject() { close('}'); }
 
-JsonWriter& JsonWriter::beginArray() {
+void JsonWriter::openArray() {
   beforeValue();
   out_ += '[';
   first_.push_back(true);
-  return *this;
 }
 
-JsonWriter& JsonWriter::endArray() {
-  close(']');
-  return *this;
-}
+void JsonWriter::closeArray() { close(']'); }
 
-JsonWriter& JsonWriter::key(const std::string& name) {
+void JsonWriter::writeKey(const std::string& name) {
   beforeValue();
   out_ += jsonQuote(name);
   out_ += indent_ > 0 ? ": " : ":";
   after_key_ = true;
-  return *this;
 }
 
-JsonWriter& JsonWriter::value(const std::string& s) {
+void JsonWriter::writeString(const std::string& s) {
   beforeValue();
   out_ += jsonQuote(s);
-  return *this;
 }
 
-JsonWriter& JsonWriter::value(double x) {
+void JsonWriter::writeNumber(double x) {
   beforeValue();
   if (!std::isfinite(x)) {
     out_ += "null";
-    return *this;
+    return;
   }
   // shortest text that reads back as the same double
   char buf[32];
   const auto end = std::to_chars(buf, buf + sizeof buf, x).ptr;
   out_.append(buf, end);
-  return *this;
 }
 
-JsonWriter& JsonWriter::value(int x) {
+void JsonWriter::writeInteger(int x) {
   beforeValue();
   out_ += std::to_string(x);
-  return *this;
 }
 
-JsonWriter& JsonWriter::value(bool b) {
+void JsonWriter::writeBool(bool b) {
   beforeValue();
   out_ += b ? "true" : "false";
-  return *this;
 }
 
-JsonWriter& JsonWriter::null() {
+void JsonWriter::writeNull() {
   beforeValue();
   out_ += "null";
-  return *this;
 }
 
 }  // namespace loopdyn::io

@@ -1,6 +1,6 @@
 // `simulate --report` in a real browser (issue 19): Debian's chromium, headless, opens the reports
 // of a 2D and a 3D model from disk (nothing fetched: the page embeds its libraries), and the page's
-// self-test (#loopdyn-selftest, apps/loopdyn/report/report.js) must show no error, a drawn view
+// self-test (#loopdyn-selftest, reports/page/report.js) must show no error, a drawn view
 // (pixels other than the background) and the expected plot series with one point per sample. A
 // screenshot of each is kept in the build tree (test-artifacts/) for a person to look at.
 

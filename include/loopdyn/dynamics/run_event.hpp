@@ -1,7 +1,7 @@
 #pragma once
 /// What happened along a run, as data: when, what kind, and the numbers that say how (ranks,
 /// ratios, coordinates, equations). The library records; the front ends put it into words
-/// (apps/loopdyn/event_text.hpp: the CLI's report, its JSON, the HTML report, the Python module).
+/// (reports/event_text.hpp: the CLI's report, its JSON, the HTML report, the Python module).
 ///
 /// One flat record for every kind keeps the events one list in time order, easy to write as
 /// JSON or a Python dict; each kind fills the fields its comment names and leaves the rest at
@@ -73,7 +73,7 @@ struct RunEvent {
 };
 
 /// Something a user should know of a run whose answer holds (SimulationResult::warnings): a code
-/// with its fields; the words are the front ends' (apps/loopdyn/event_text.hpp), as for events.
+/// with its fields; the words are the front ends' (reports/event_text.hpp), as for events.
 struct RunWarning {
   enum class Kind {
     /// The projection trigger `value` is below the drift a step leaves, max(rtol, atol / L) =

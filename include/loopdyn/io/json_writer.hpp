@@ -1,38 +1,34 @@
 #pragma once
-/// A small streaming JSON writer (objects, arrays, strings, numbers, booleans), enough for
-/// loopdyn's reports. Keys keep the order in which they are written.
+/// A small streaming JSON writer, enough for loopdyn's reports: a TreeWriter (io/tree_writer.hpp)
+/// whose output is JSON text. Keys keep the order in which they are written; non-finite numbers
+/// are written as null.
 
 #include <string>
 #include <vector>
 
+#include "loopdyn/io/tree_writer.hpp"
+
 namespace loopdyn::io {
 
-class JsonWriter {
+class JsonWriter final : public TreeWriter {
  public:
+  /// indent 0: one line, no spaces; otherwise one value a line, nested `indent` spaces deeper.
   explicit JsonWriter(int indent = 2) : indent_(indent) {}
-
-  JsonWriter& beginObject();
-  JsonWriter& endObject();
-  JsonWriter& beginArray();
-  JsonWriter& endArray();
-  /// The key of the next value inside an object.
-  JsonWriter& key(const std::string& name);
-  JsonWriter& value(const std::string& s);
-  JsonWriter& value(const char* s) { return value(std::string(s)); }
-  JsonWriter& value(double x);  ///< non-finite numbers are written as null
-  JsonWriter& value(int x);
-  JsonWriter& value(bool b);
-  JsonWriter& null();
-  template <typename T>
-  JsonWriter& array(const std::vector<T>& items) {
-    beginArray();
-    for (const T& item : items) value(item);
-    return endArray();
-  }
 
   const std::string& str() const { return out_; }
 
  private:
+  void openObject() override;
+  void closeObject() override;
+  void openArray() override;
+  void closeArray() override;
+  void writeKey(const std::string& name) override;
+  void writeString(const std::string& s) override;
+  void writeNumber(double x) override;
+  void writeInteger(int x) override;
+  void writeBool(bool b) override;
+  void writeNull() override;
+
   void beforeValue();
   void newline();
   void close(char bracket);

@@ -9,12 +9,12 @@
 
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
 #include "loopdyn/dynamics/dca/dca_uniqueness.hpp"
-#include "loopdyn/io/json_writer.hpp"
+#include "loopdyn/io/tree_writer.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 void printRelativeUniqueness(std::ostream& os, const Model& model, const DcaUniquenessReport& dca);
-void writeRelativeUniquenessJson(io::JsonWriter& w, const Model& model, const DcaUniquenessReport& dca,
+void writeRelativeUniquenessJson(io::TreeWriter& w, const Model& model, const DcaUniquenessReport& dca,
                                  const UniquenessReport& absolute);
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

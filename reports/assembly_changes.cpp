@@ -6,7 +6,7 @@
 
 #include "report_format.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 std::vector<BodyMove> assemblyMoves(const Model& model, const State& assembled) {
   std::vector<BodyMove> out;
@@ -55,4 +55,4 @@ std::vector<std::string> assemblyChangeLines(const Model& model, const State& as
   return lines;
 }
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "loopdyn/io/json_writer.hpp"
+#include "loopdyn/io/tree_writer.hpp"
 #include "loopdyn/model/model.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 std::string topologyText(const Model& model);
-void writeTopologyJson(io::JsonWriter& w, const Model& model);
+void writeTopologyJson(io::TreeWriter& w, const Model& model);
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

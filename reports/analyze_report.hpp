@@ -12,10 +12,11 @@
 #include "loopdyn/dynamics/dca/dca_uniqueness.hpp"
 #include "loopdyn/analysis/projective_criterion.hpp"
 #include "loopdyn/dynamics/tangent_space.hpp"
+#include "loopdyn/io/tree_writer.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/model/model.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 /// The library's analysis (loopdyn.hpp) with what the report adds: the file, the model, the
 /// topology flag and the cautions in words.
@@ -42,6 +43,9 @@ AnalysisResults computeAnalysis(const Model& model, const AssemblyResult& assemb
 std::string cautionText(const AnalysisCaution& caution);
 
 std::string analysisText(const AnalysisResults& results);
+/// The report as one object (the keys of docs/analysis.md), to any writer: JSON text, Python objects.
+void writeAnalysis(io::TreeWriter& w, const AnalysisResults& results);
+/// writeAnalysis as indented JSON text, ending in a newline (`loopdyn analyze --json`).
 std::string analysisJson(const AnalysisResults& results);
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

@@ -4,7 +4,7 @@
 
 #include "report_format.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 namespace {
 
@@ -81,7 +81,7 @@ void printRelativeUniqueness(std::ostream& os, const Model& model, const DcaUniq
     os << "  multijoint connection inside the assembly (outside the paper's assumption), " << inner << '\n';
 }
 
-void writeRelativeUniquenessJson(io::JsonWriter& w, const Model& model, const DcaUniquenessReport& dca,
+void writeRelativeUniquenessJson(io::TreeWriter& w, const Model& model, const DcaUniquenessReport& dca,
                                  const UniquenessReport& absolute) {
   const DcaGroundConnection& g = dca.ground;
   w.key("relative_uniqueness").beginObject();
@@ -133,4 +133,4 @@ void writeRelativeUniquenessJson(io::JsonWriter& w, const Model& model, const Dc
   w.endObject();
 }
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

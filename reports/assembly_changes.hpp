@@ -9,7 +9,7 @@
 #include "loopdyn/kinematics/state.hpp"
 #include "loopdyn/model/model.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 /// A body that assembly moved away from the pose written in the model file.
 struct BodyMove {
@@ -38,4 +38,4 @@ std::string vectorText(const VecX& v);
 /// other)"), none when assembly kept the file's state.
 std::vector<std::string> assemblyChangeLines(const Model& model, const State& assembled);
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

@@ -1,4 +1,4 @@
-// The page of `loopdyn simulate --report FILE.html` (apps/loopdyn/html_report.cpp): the mechanism
+// The page of `loopdyn simulate --report FILE.html` (reports/html_report.cpp): the mechanism
 // animated (2D: a canvas; 3D: three.js), time plots (uPlot), the run's summary and the uniqueness
 // table. Everything it needs is in the file: the data in #loopdyn-data, three.js and uPlot above.
 // After the first drawing it writes #loopdyn-selftest (errors, drawn pixels, plotted series) for

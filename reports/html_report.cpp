@@ -12,7 +12,7 @@
 #include "event_text.hpp"
 #include "report_assets.hpp"  // kReportJs, kReportCss (generated from report/report.js, report.css)
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 namespace {
 
@@ -74,14 +74,14 @@ std::string escaped(const std::string& text) {
   return out;
 }
 
-void writePoint(io::JsonWriter& w, const Vec3& p) {
+void writePoint(io::TreeWriter& w, const Vec3& p) {
   w.beginArray();
   for (int k = 0; k < 3; ++k) w.value(p(k));
   w.endArray();
 }
 
 /// The mechanism's drawing: bodies with their markers (body frame), the pairs' points, ground's.
-void writeModel(io::JsonWriter& w, const Model& model, const std::vector<bool>& pair_unique) {
+void writeModel(io::TreeWriter& w, const Model& model, const std::vector<bool>& pair_unique) {
   w.key("model").beginObject();
   w.key("name").value(model.name());
   w.key("dimension").value(model.dimension());
@@ -214,4 +214,4 @@ std::string htmlReport(const ReportInput& in, const WebLibraries& libs) {
   return html;
 }
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
-#include "loopdyn/io/json_writer.hpp"
+#include "loopdyn/io/tree_writer.hpp"
 #include "loopdyn/model/model.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 /// "a, b, c", or `empty` for none.
 std::string joinNames(const std::vector<std::string>& names, const char* empty = "none");
@@ -36,6 +36,6 @@ std::string multipliersText(const Model& model, const ElementUniqueness& e);
 std::string agreementText(const ElementUniqueness& e, bool physical_agree = true);
 
 /// The element's decisions, method by method, as keys of the current JSON object.
-void writeElement(io::JsonWriter& w, const Model& model, const ElementUniqueness& e);
+void writeElement(io::TreeWriter& w, const Model& model, const ElementUniqueness& e);
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

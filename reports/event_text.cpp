@@ -4,7 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 namespace {
 
 /// "{a, b}"
@@ -81,7 +81,7 @@ std::string eventText(const Model& model, const RunEvent& e) {
   return os.str();
 }
 
-void writeEvent(io::JsonWriter& w, const Model& model, const RunEvent& e) {
+void writeEvent(io::TreeWriter& w, const Model& model, const RunEvent& e) {
   w.beginObject();
   w.key("kind").value(eventKindName(e.kind));
   w.key("t").value(e.t);
@@ -183,4 +183,4 @@ std::string warningText(const RunWarning& w) {
   return os.str();
 }
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

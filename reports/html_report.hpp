@@ -3,7 +3,7 @@
 // -- the mechanism animated (2D canvas, or three.js in 3D), time plots (uPlot: energy balance,
 // constraint violation, the coordinates the integrator carries, each pair's reaction with the
 // non-unique components dashed, singular passages and other events marked on the time axis), the
-// run's summary and the uniqueness table. The page's own code is apps/loopdyn/report/report.js and
+// run's summary and the uniqueness table. The page's own code is reports/page/report.js and
 // report.css (compiled in); three.js and uPlot come from the npm registry through
 // scripts/setup.sh (third_party/web) and are embedded into every report.
 
@@ -14,7 +14,7 @@
 #include "loopdyn/dynamics/run_event.hpp"
 #include "loopdyn/model/model.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 /// What one report shows.
 struct ReportInput {
@@ -48,4 +48,4 @@ WebLibraries loadWebLibraries();
 /// The page.
 std::string htmlReport(const ReportInput& input, const WebLibraries& libraries);
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

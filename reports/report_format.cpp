@@ -1,6 +1,6 @@
 #include "report_format.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 std::string joinNames(const std::vector<std::string>& names, const char* empty) {
   if (names.empty()) return empty;
@@ -51,7 +51,7 @@ std::string agreementText(const ElementUniqueness& e, bool physical_agree) {
 
 namespace {
 
-void writeDecision(io::JsonWriter& w, const Decision& d) {
+void writeDecision(io::TreeWriter& w, const Decision& d) {
   w.beginObject();
   w.key("unique").value(d.unique);
   w.key("indicator").value(d.indicator);
@@ -61,7 +61,7 @@ void writeDecision(io::JsonWriter& w, const Decision& d) {
 
 }  // namespace
 
-void writeElement(io::JsonWriter& w, const Model& model, const ElementUniqueness& e) {
+void writeElement(io::TreeWriter& w, const Model& model, const ElementUniqueness& e) {
   w.key("unique").value(e.unique());
   w.key("components_unique").value(e.componentsUnique());
   w.key("unique_components").array(equationNames(model, e.uniqueComponents()));
@@ -82,4 +82,4 @@ void writeElement(io::JsonWriter& w, const Model& model, const ElementUniqueness
   w.endObject();
 }
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

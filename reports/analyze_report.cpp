@@ -16,7 +16,7 @@
 #include "loopdyn/io/json_writer.hpp"
 #include "loopdyn/kinematics/pair_wrench.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 namespace {
 
@@ -176,7 +176,7 @@ void printUniqueness(std::ostringstream& os, const AnalysisResults& res) {
   }
 }
 
-void writeComponents(io::JsonWriter& w, int dimension, const std::vector<ComponentStatus>& statuses) {
+void writeComponents(io::TreeWriter& w, int dimension, const std::vector<ComponentStatus>& statuses) {
   w.beginObject();
   std::size_t k = 0;
   for (int c : wrenchComponents(dimension)) w.key(std::string(wrenchComponentName(c))).value(std::string(componentStatusName(statuses[k++])));
@@ -297,7 +297,7 @@ std::string analysisText(const AnalysisResults& res) {
 
 namespace {
 
-void writeRankJson(io::JsonWriter& w, const Model& model, const RankReport& r) {
+void writeRankJson(io::TreeWriter& w, const Model& model, const RankReport& r) {
   w.key("bodies").value(r.bodies);
   w.key("n").value(r.n);
   w.key("m").value(r.m);
@@ -324,7 +324,7 @@ void writeRankJson(io::JsonWriter& w, const Model& model, const RankReport& r) {
 
 /// "assembly": what assembly did to the file's state (iterations, residuals, moved bodies,
 /// changed velocities).
-void writeAssemblyJson(io::JsonWriter& w, const Model& model, const AssemblyResult& assembly) {
+void writeAssemblyJson(io::TreeWriter& w, const Model& model, const AssemblyResult& assembly) {
   w.key("assembly").beginObject();
   w.key("iterations").value(assembly.iterations);
   w.key("position_residual").value(assembly.position_residual);
@@ -358,7 +358,7 @@ void writeAssemblyJson(io::JsonWriter& w, const Model& model, const AssemblyResu
 }
 
 /// "uniqueness", "pairs", "groups": the absolute route's report.
-void writeUniquenessJson(io::JsonWriter& w, const Model& model, const UniquenessReport& u) {
+void writeUniquenessJson(io::TreeWriter& w, const Model& model, const UniquenessReport& u) {
   w.key("uniqueness").beginObject();
   std::vector<std::string> methods;
   for (UniquenessMethod m : u.methods) methods.push_back(std::string(methodName(m)));
@@ -399,7 +399,7 @@ void writeUniquenessJson(io::JsonWriter& w, const Model& model, const Uniqueness
   w.endArray();
 }
 
-void writeCriterionJson(io::JsonWriter& w, const Model& model, const ProjectiveCriterion& c) {
+void writeCriterionJson(io::TreeWriter& w, const Model& model, const ProjectiveCriterion& c) {
   const std::vector<std::string> names = velocityCoordinateNames(model);
   w.key("criterion").beginObject();
   w.key("coordinates").beginArray();
@@ -420,7 +420,7 @@ void writeCriterionJson(io::JsonWriter& w, const Model& model, const ProjectiveC
 }
 
 template <class Motions>
-void writeMotionsJson(io::JsonWriter& w, const Model& model, const Motions& motions) {
+void writeMotionsJson(io::TreeWriter& w, const Model& model, const Motions& motions) {
   w.key("motions").beginObject();
   w.key("rank").value(motions.rank);
   w.key("coordinates").array(velocityCoordinateNames(model));
@@ -436,9 +436,8 @@ void writeMotionsJson(io::JsonWriter& w, const Model& model, const Motions& moti
 
 }  // namespace
 
-std::string analysisJson(const AnalysisResults& res) {
+void writeAnalysis(io::TreeWriter& w, const AnalysisResults& res) {
   const Model& model = *res.model;
-  io::JsonWriter w;
   w.beginObject();
   w.key("model").value(model.name());
   w.key("file").value(res.path);
@@ -457,7 +456,12 @@ std::string analysisJson(const AnalysisResults& res) {
   w.key("unique_only_here").array(res.unique_only_here);
   w.key("warnings").array(res.warnings);
   w.endObject();
+}
+
+std::string analysisJson(const AnalysisResults& res) {
+  io::JsonWriter w;
+  writeAnalysis(w, res);
   return w.str() + '\n';
 }
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 namespace {
 
@@ -100,7 +100,7 @@ std::string topologyText(const Model& model) {
   return os.str();
 }
 
-void writeTopologyJson(io::JsonWriter& w, const Model& model) {
+void writeTopologyJson(io::TreeWriter& w, const Model& model) {
   const Topology& t = model.topology();
   w.beginObject();
   w.key("nq").value(t.nq);
@@ -158,4 +158,4 @@ void writeTopologyJson(io::JsonWriter& w, const Model& model) {
   w.endObject();
 }
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

@@ -5,10 +5,10 @@
 #include <string>
 
 #include "loopdyn/dynamics/run_event.hpp"
-#include "loopdyn/io/json_writer.hpp"
+#include "loopdyn/io/tree_writer.hpp"
 #include "loopdyn/model/model.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
 
 /// "t = 0.710000 s": a time as the reports print it.
 std::string timeText(Scalar t);
@@ -17,9 +17,9 @@ std::string timeText(Scalar t);
 std::string eventText(const Model& model, const RunEvent& event);
 
 /// The event as a JSON object: kind, t, text, and the fields its kind fills.
-void writeEvent(io::JsonWriter& w, const Model& model, const RunEvent& event);
+void writeEvent(io::TreeWriter& w, const Model& model, const RunEvent& event);
 
 /// A run's warning (RunWarning) in words: one sentence, no time label unless the warning has one.
 std::string warningText(const RunWarning& warning);
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports
