@@ -69,10 +69,8 @@ struct PyModel {
 
 py::object analyzeModel(const PyModel& m, int samples, const std::string& method, double threshold,
                         double uniqueness_threshold, bool criterion, bool motions, bool topology,
-                        const std::string& coordinates) {
-  loopdyn::KinematicsWorkspace ws(m.model);
-  const loopdyn::AssemblyResult assembly = loopdyn::assemble(m.model, ws, loopdyn::initialState(m.model));
-  if (!assembly.converged) throw AssemblyFailed(m.path + ": " + assembly.message);
+                        const std::string& coordinates, const std::vector<std::string>& groups) {
+  // the request checked before any work, in the library's words (the argument's name first)
   loopdyn::reports::AnalysisSettings settings;
   settings.rank.generic_samples = samples;
   settings.rank.rank_threshold = threshold;
@@ -90,7 +88,20 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
   if (coordinates != "absolute" && coordinates != "relative")
     throw loopdyn::InvalidArgument("coordinates: expected absolute or relative, got '" + coordinates + "'");
   settings.relative = coordinates == "relative";
-  const loopdyn::reports::AnalysisResults results = loopdyn::reports::computeAnalysis(m.model, assembly, m.path, settings);
+  if (const std::vector<std::string> problems = loopdyn::resolveGroups(m.model, groups, settings.uniqueness.extra_groups);
+      !problems.empty()) {
+    std::string message = "groups: " + problems.front();
+    for (std::size_t i = 1; i < problems.size(); ++i) message += "; " + problems[i];
+    throw loopdyn::InvalidArgument(message);
+  }
+  loopdyn::reports::AnalysisResults results;
+  {
+    py::gil_scoped_release release;  // a large model's analysis need not hold other Python threads
+    loopdyn::KinematicsWorkspace ws(m.model);
+    const loopdyn::AssemblyResult assembly = loopdyn::assemble(m.model, ws, loopdyn::initialState(m.model));
+    if (!assembly.converged) throw AssemblyFailed(m.path + ": " + assembly.message);
+    results = loopdyn::reports::computeAnalysis(m.model, assembly, m.path, settings);
+  }
   // the object `loopdyn analyze --json` prints, as Python objects
   PythonObjectWriter report;
   loopdyn::reports::writeAnalysis(report, results);
@@ -181,6 +192,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
            py::arg("method") = "auto", py::arg("threshold") = loopdyn::kRankThreshold,
            py::arg("uniqueness_threshold") = loopdyn::kUniquenessThreshold, py::arg("criterion") = false,
            py::arg("motions") = false, py::arg("topology") = false, py::arg("coordinates") = "absolute",
+           py::arg("groups") = std::vector<std::string>{},
            "The report of `loopdyn analyze --json` as Python objects.")
       .def("__repr__", [](const PyModel& m) {
         return "<loopdyn.Model '" + m.model.name() + "': " + std::to_string(m.model.nb()) + " bodies, n = " +
@@ -206,6 +218,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
       .def_readwrite("threads", &loopdyn::SimulationRequest::threads)
       .def_readwrite("columns", &loopdyn::SimulationRequest::columns)
       .def_readwrite("reactions", &loopdyn::SimulationRequest::reactions)
+      .def_readwrite("points", &loopdyn::SimulationRequest::points)
       .def_readwrite("max_steps", &loopdyn::SimulationRequest::max_steps)
       .def_readwrite("continuation", &loopdyn::SimulationRequest::continuation)
       .def_readwrite("switching", &loopdyn::SimulationRequest::switching)

@@ -72,6 +72,7 @@ SimulationSetup setUpSimulation(const Model& model, const State& x0, const Simul
 }
 
 Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
+  std::vector<TrackedPoint> points = resolvePoints(model, request.points);  // a wrong name before any work
   Trajectory out;
   KinematicsWorkspace kin(model);
   const AssemblyResult assembled = assemble(model, kin, initialState(model));
@@ -89,7 +90,7 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
 
   const ColumnOptions column_options =
       columnOptionsFor(request.columns, request.reactions, formulation->generalizedVelocityCount(model),
-                       formulation->coordinates(model)->relative());
+                       formulation->coordinates(model)->relative(), std::move(points));
   const SampleColumns columns(model, uniquenessMarks(model, x0, column_options), column_options);
   const double values = std::floor(request.t_end / request.sample + 1) * static_cast<double>(columns.names().size());
   LOOPDYN_CHECK(values <= kMaxTrajectoryValues, "sample: the trajectory would hold ", values,

@@ -35,26 +35,6 @@ struct AnalyzeOptions {
   std::string coordinates = "absolute";
 };
 
-/// "NAME=P1,P2,...@BODY" -> GroupSpec; returns an error message, empty on success.
-std::string parseGroupOption(const std::string& text, GroupSpec& out) {
-  const std::size_t eq = text.find('='), at = text.rfind('@');
-  if (eq == std::string::npos || at == std::string::npos || at < eq || eq == 0 || at + 1 == text.size())
-    return "expected NAME=PAIR,PAIR,...@BODY (e.g. KM=K,M@ground)";
-  out.name = text.substr(0, eq);
-  out.body = text.substr(at + 1);
-  out.pairs.clear();
-  const std::string list = text.substr(eq + 1, at - eq - 1);
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    const std::string name = list.substr(start, comma - start);
-    if (name.empty()) return "empty pair name in '" + list + "'";
-    out.pairs.push_back(name);
-    start = comma + 1;
-  }
-  return {};
-}
-
 /// The ranges of --samples, --threshold and --uniqueness-threshold (the library's): false, with
 /// the problem printed, when one is out of range.
 bool numbersInRange(const AnalyzeOptions& options) {
@@ -95,21 +75,9 @@ bool sweepTable(const AnalyzeOptions& options, const LoadedModel& loaded, const 
 
 /// The groups of --group resolved on the model into `out`; false with every problem printed.
 bool extraGroups(const AnalyzeOptions& options, const Model& model, std::vector<Group>& out) {
-  bool ok = true;
-  for (const std::string& text : options.groups) {
-    GroupSpec spec;
-    if (const std::string problem = parseGroupOption(text, spec); !problem.empty()) {
-      std::cerr << "loopdyn: error: --group '" << text << "': " << problem << '\n';
-      ok = false;
-      continue;
-    }
-    Group group;
-    const std::vector<std::string> problems = resolveGroup(model, spec, group);
-    for (const std::string& problem : problems) std::cerr << "loopdyn: error: --group '" << text << "': " << problem << '\n';
-    if (problems.empty()) out.push_back(std::move(group));
-    ok = ok && problems.empty();
-  }
-  return ok;
+  const std::vector<std::string> problems = resolveGroups(model, options.groups, out);
+  for (const std::string& problem : problems) std::cerr << "loopdyn: error: --group " << problem << '\n';
+  return problems.empty();
 }
 
 void runAnalyze(const AnalyzeOptions& options, int& exit_code) {

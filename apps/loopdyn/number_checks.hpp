@@ -46,7 +46,9 @@ inline std::string inCommandLineWords(const std::string& message) {
   if (colon == std::string::npos || colon == 0 ||
       message.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != colon)
     return message;
-  std::string flag = "--" + message.substr(0, colon);
+  std::string field = message.substr(0, colon);
+  if (field == "points") field = "point";  // the one option named in the singular (it repeats)
+  std::string flag = "--" + field;
   for (char& c : flag) c = c == '_' ? '-' : c;
   return flag + message.substr(colon);
 }

@@ -45,7 +45,6 @@ struct SimulateOptions {
   }();
   bool json = false;
   std::string report_path;  ///< --report: the HTML page (html_report.hpp)
-  std::vector<std::string> points;  ///< --point NAME=BODY.MARKER
   bool mark_non_unique = false;     ///< --mark-non-unique
 };
 
@@ -76,13 +75,11 @@ std::unique_ptr<Formulation> chosenFormulation(const SimulateOptions& options, c
 std::optional<ColumnOptions> chosenColumns(const SimulateOptions& options, const Model& model,
                                            const Formulation& formulation, bool relative) {
   std::vector<TrackedPoint> points;
-  for (const std::string& text : options.points) {
-    TrackedPoint point;
-    if (const std::string problem = resolvePoint(model, text, point); !problem.empty()) {
-      std::cerr << "loopdyn: error: --point '" << text << "': " << problem << '\n';
-      return std::nullopt;
-    }
-    points.push_back(point);
+  try {
+    points = resolvePoints(model, options.request.points);
+  } catch (const InvalidArgument& e) {
+    std::cerr << "loopdyn: error: " << inCommandLineWords(e.what()) << '\n';
+    return std::nullopt;
   }
   ColumnOptions column_options = columnOptionsFor(options.request.columns, options.request.reactions,
                                                   formulation.generalizedVelocityCount(model), relative, points);
@@ -265,7 +262,7 @@ void addMethodAndOutputOptions(CLI::App* cmd, SimulateOptions* o) {
   cmd->add_flag("--mark-non-unique", o->mark_non_unique,
                   "Append * to the names of the non-unique reaction columns in the CSV header (as before; by default "
                   "the names are stable and the non-unique ones are listed in OUT.columns.json)");
-  cmd->add_option("--point", o->points,
+  cmd->add_option("--point", o->request.points,
                   "Also write a body-fixed point's world position and velocity, NAME.x NAME.y (NAME.z) NAME.vx ...: "
                   "NAME=BODY.MARKER (repeatable), e.g. tip=crank1.top");
   cmd->add_option("--report", o->report_path,

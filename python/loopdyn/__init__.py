@@ -37,15 +37,19 @@ def _arrays(value):
 
 def _analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e-9, uniqueness_threshold: float = 1e-8,
              criterion: bool = False, motions: bool = False, topology: bool = False, coordinates: str = "absolute",
-             arrays: bool = True):
+             groups: Sequence[str] = (), arrays: bool = True):
     """The report of `loopdyn analyze --json` (docs/analysis.md) as Python objects: the same keys and
     values, with numeric lists as numpy arrays (arrays=False: exactly the JSON's lists).
     coordinates="relative" adds the uniqueness decided inside the DCA (paper 000; key
-    relative_uniqueness), as `analyze --coordinates relative`. Raises AssemblyError (a RuntimeError)
+    relative_uniqueness), as `analyze --coordinates relative`; groups ("NAME=PAIR,PAIR,...@BODY",
+    as `--group`) adds the uniqueness of those pairs' resultant on BODY. Raises InvalidArgument for
+    an argument out of its range or a group that does not resolve, and AssemblyError (a RuntimeError)
     when the model's initial configuration cannot be assembled (the message says why), where the
     command line exits 3; loopdyn.simulate returns that failure in its result instead."""
+    if isinstance(groups, str):
+        groups = [groups]
     report = self._analyze(samples, method, threshold, uniqueness_threshold, criterion, motions, topology,
-                           coordinates)
+                           coordinates, list(groups))
     return _arrays(report) if arrays else report
 
 
@@ -89,7 +93,8 @@ class Simulation:
 def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: str = "dopri5",
              rtol: float = 1e-8, atol: float = 0, sample: float = 0.01,
              coordinates: str = "absolute", stabilization: str = "projection", threads: int = 1,
-             columns: Sequence[str] = ("default",), reactions: str = "all", step: float = 1e-3,
+             columns: Sequence[str] = ("default",), reactions: str = "all", points: Sequence[str] = (),
+             step: float = 1e-3,
              max_step: float = 0, continuation: bool = True, switching: bool = True,
              eliminate: Sequence[str] = (), baumgarte_alpha: float = 10, baumgarte_beta: float = 10,
              projection_tolerance: float = 0, energy_tolerance: float = 0,
@@ -98,20 +103,23 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
     `sample` seconds: the same numbers as `loopdyn simulate MODEL --t-end T_END` with the options
     of the same names (`--method METHOD --integrator INTEGRATOR --rtol RTOL --atol ATOL --sample
     SAMPLE --coordinates COORDINATES --stabilization STABILIZATION --threads THREADS --columns
-    COLUMNS --reactions REACTIONS --step STEP --max-step MAX_STEP --continuation CONTINUATION
+    COLUMNS --reactions REACTIONS --point POINT ... --step STEP --max-step MAX_STEP --continuation CONTINUATION
     --switching SWITCHING --eliminate NAME ... --baumgarte-alpha A --baumgarte-beta B
     --projection-tolerance P --energy-tolerance E`); atol 0 (the default) is rtol / 100, as the
-    CLI's. Raises InvalidArgument (a ValueError) for a request that cannot run, with the ranges the
+    CLI's; points ("NAME=BODY.MARKER") adds a body-fixed point's columns NAME.x ... NAME.vx ....
+    Raises InvalidArgument (a ValueError) for a request that cannot run, with the ranges the
     command line enforces: the message starts with the argument's name ("rtol: must be ...")."""
     if isinstance(columns, str):
         columns = [columns]
     if isinstance(eliminate, str):
         eliminate = [eliminate]
+    if isinstance(points, str):
+        points = [points]
     request = _Request()
     for name, value in (("t_end", t_end), ("method", method), ("integrator", integrator), ("rtol", rtol),
                         ("atol", atol), ("sample", sample), ("coordinates", coordinates),
                         ("stabilization", stabilization), ("threads", threads), ("columns", list(columns)),
-                        ("reactions", reactions), ("step", step), ("max_step", max_step),
+                        ("reactions", reactions), ("points", list(points)), ("step", step), ("max_step", max_step),
                         ("continuation", continuation), ("switching", switching), ("eliminate", list(eliminate)),
                         ("baumgarte_alpha", baumgarte_alpha), ("baumgarte_beta", baumgarte_beta),
                         ("projection_tolerance", projection_tolerance), ("energy_tolerance", energy_tolerance),

@@ -36,12 +36,15 @@ class Model:
     def pairs(self) -> List[str]: ...
     def analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e-9,
                 uniqueness_threshold: float = 1e-8, criterion: bool = False, motions: bool = False,
-                topology: bool = False, coordinates: str = "absolute", arrays: bool = True) -> Dict[str, Any]:
+                topology: bool = False, coordinates: str = "absolute", groups: Sequence[str] = (),
+                arrays: bool = True) -> Dict[str, Any]:
         """The report of `loopdyn analyze --json` as Python objects (docs/analysis.md), numeric
         lists as numpy arrays (arrays=False: the JSON's lists; numbers the library holds as
         floating point are floats, counts ints, non-finite numbers None); coordinates="relative" adds
-        relative_uniqueness (paper 000, inside the DCA). Raises AssemblyError when the initial
-        configuration cannot be assembled."""
+        relative_uniqueness (paper 000, inside the DCA); groups ("NAME=PAIR,PAIR,...@BODY", as
+        `--group`) adds their resultants' uniqueness. Raises InvalidArgument for an argument out of
+        its range or a group that does not resolve, AssemblyError when the initial configuration
+        cannot be assembled."""
 
 def load(path: str) -> Model: ...
 
@@ -70,7 +73,8 @@ class Simulation:
 def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: str = "dopri5",
              rtol: float = 1e-8, atol: float = 0, sample: float = 0.01,
              coordinates: str = "absolute", stabilization: str = "projection", threads: int = 1,
-             columns: Sequence[str] = ("default",), reactions: str = "all", step: float = 1e-3,
+             columns: Sequence[str] = ("default",), reactions: str = "all", points: Sequence[str] = (),
+             step: float = 1e-3,
              max_step: float = 0, continuation: bool = True, switching: bool = True,
              eliminate: Sequence[str] = (), baumgarte_alpha: float = 10, baumgarte_beta: float = 10,
              projection_tolerance: float = 0, energy_tolerance: float = 0,

@@ -32,11 +32,18 @@ class Analysis(unittest.TestCase):
     def test_report_is_the_command_lines_json(self):
         import json
         path = model_path("spatial_parallelogram")
-        cli = subprocess.run([CLI, "analyze", path, "--json", "--topology"], capture_output=True, text=True, check=True)
-        report = loopdyn.load(path).analyze(topology=True, arrays=False)
+        groups = ["BD=B,D@platform", "KL=K,L@rod5"]  # paper 000's resultants on one body
+        cli = subprocess.run([CLI, "analyze", path, "--json", "--topology", "--group", groups[0], "--group", groups[1]],
+                             capture_output=True, text=True, check=True)
+        report = loopdyn.load(path).analyze(topology=True, groups=groups, arrays=False)
         expected = json.loads(cli.stdout)
         self.assertEqual(report, expected)
         self.assertEqual(report["topology"]["loops"], 5)  # paper 000: five loops
+        self.assertEqual([g["name"] for g in report["groups"]][-2:], ["BD", "KL"])
+        with self.assertRaises(loopdyn.InvalidArgument) as caught:
+            loopdyn.load(path).analyze(groups=["KM=K,X@ground", "Z=K"])
+        self.assertTrue(str(caught.exception).startswith("groups: 'KM=K,X@ground': group 'KM': unknown joint"))
+        self.assertIn("'Z=K': expected NAME=PAIR,PAIR,...@BODY", str(caught.exception))
 
     def test_relative_coordinates_give_paper_000s_steps(self):
         # paper 000, sect. 4: P decided at step 8, R at step 4; the same answers as the absolute route
@@ -117,7 +124,9 @@ class Simulation(unittest.TestCase):
                   ["--method", "projection", "--continuation", "off", "--stabilization", "baumgarte",
                    "--baumgarte-alpha", "5", "--baumgarte-beta", "7", "--energy-tolerance", "1e-3"]),
                  (model_path("redundant_pendulum"), dict(method="elimination", eliminate=["rod1"], projection_tolerance=1e-7),
-                  ["--method", "elimination", "--eliminate", "rod1", "--projection-tolerance", "1e-7"])]
+                  ["--method", "elimination", "--eliminate", "rod1", "--projection-tolerance", "1e-7"]),
+                 (model_path("double_four_bar"), dict(points=["tip=crank1.top", "mid=coupler1.left"], columns=["bodies", "points"]),
+                  ["--point", "tip=crank1.top", "--point", "mid=coupler1.left", "--columns", "bodies,points"])]
         for path, kwargs, flags in cases:
             with tempfile.TemporaryDirectory() as tmp:
                 out = os.path.join(tmp, "run.csv")
@@ -132,8 +141,13 @@ class Simulation(unittest.TestCase):
             for j, name in enumerate(header):
                 np.testing.assert_array_equal(run[name], values[:, j], err_msg=f"{kwargs}: {name}")
         with self.assertRaises(loopdyn.InvalidArgument) as caught:  # (not redundant: the motion would change)
-            loopdyn.simulate(loopdyn.load(path), t_end=0.5, method="elimination", eliminate=["rod1", "rod2"])
+            loopdyn.simulate(loopdyn.load(model_path("redundant_pendulum")), t_end=0.5, method="elimination",
+                             eliminate=["rod1", "rod2"])
         self.assertTrue(str(caught.exception).startswith("eliminate: removes too many"), str(caught.exception))
+        with self.assertRaises(loopdyn.InvalidArgument) as caught:
+            loopdyn.simulate(loopdyn.load(model_path("double_four_bar")), t_end=0.5, points=["tip=crank1.tip"])
+        self.assertEqual(str(caught.exception),
+                         "points: 'tip=crank1.tip': body 'crank1' has no marker 'tip' (did you mean 'top'?)")
 
     def test_parallelogram_cranks_stay_parallel(self):
         # paper 004's exact motion: all three cranks turn alike through the singular crossings

@@ -66,6 +66,41 @@ std::vector<std::string> resolveGroup(const Model& model, const GroupSpec& spec,
   return problems;
 }
 
+std::string parseGroup(const std::string& text, GroupSpec& out) {
+  const std::size_t eq = text.find('='), at = text.rfind('@');
+  if (eq == std::string::npos || at == std::string::npos || at < eq || eq == 0 || at + 1 == text.size())
+    return "expected NAME=PAIR,PAIR,...@BODY (e.g. KM=K,M@ground)";
+  out.name = text.substr(0, eq);
+  out.body = text.substr(at + 1);
+  out.pairs.clear();
+  const std::string list = text.substr(eq + 1, at - eq - 1);
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, comma - start);
+    if (name.empty()) return "empty pair name in '" + list + "'";
+    out.pairs.push_back(name);
+    start = comma + 1;
+  }
+  return {};
+}
+
+std::vector<std::string> resolveGroups(const Model& model, const std::vector<std::string>& texts, std::vector<Group>& out) {
+  std::vector<std::string> problems;
+  for (const std::string& text : texts) {
+    GroupSpec spec;
+    if (const std::string problem = parseGroup(text, spec); !problem.empty()) {
+      problems.push_back("'" + text + "': " + problem);
+      continue;
+    }
+    Group group;
+    const std::vector<std::string> found = resolveGroup(model, spec, group);
+    for (const std::string& problem : found) problems.push_back("'" + text + "': " + problem);
+    if (found.empty()) out.push_back(std::move(group));
+  }
+  return problems;
+}
+
 std::string denseSizeProblem(const Model& model, std::string_view what, std::string_view instead) {
   if (model.nv() <= kLargestDenseSize && model.nc() <= kLargestDenseSize) return {};
   return detail::concat(what, " keeps dense matrices of the model's size, n x (m + h) = ", model.nv(), " x ", model.nc(),

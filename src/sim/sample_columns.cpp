@@ -190,6 +190,14 @@ std::string resolvePoint(const Model& model, const std::string& text, TrackedPoi
   return {};
 }
 
+std::vector<TrackedPoint> resolvePoints(const Model& model, const std::vector<std::string>& texts) {
+  std::vector<TrackedPoint> points(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    if (const std::string problem = resolvePoint(model, texts[i], points[i]); !problem.empty())
+      throw InvalidArgument("points: '" + texts[i] + "': " + problem);
+  return points;
+}
+
 void SampleColumns::fill(const Model& model, const Sample& sample, std::vector<double>& row) const {
   row.resize(names_.size());
   std::size_t k = 0;

@@ -192,6 +192,15 @@ class Model {
 /// not act on the body; a pair listed twice; an empty group). Messages name no file location.
 std::vector<std::string> resolveGroup(const Model& model, const GroupSpec& spec, Group& out);
 
+/// "NAME=PAIR,PAIR,...@BODY" (`analyze --group`, Python's `groups`) as a GroupSpec; returns what
+/// is wrong with the text, empty on success.
+std::string parseGroup(const std::string& text, GroupSpec& out);
+
+/// Groups written as parseGroup reads them, resolved on the model and appended to `out`; one
+/// message per problem, each starting with its text in quotes ("'KM=K,X@ground': group 'KM':
+/// unknown joint or driver 'X' ..."), empty when every group resolved.
+std::vector<std::string> resolveGroups(const Model& model, const std::vector<std::string>& texts, std::vector<Group>& out);
+
 /// Largest number of velocity coordinates, and of constraint equations, of a model that the dense
 /// routes take on (the formulations that keep dense n x (m + h) or n x n matrices, and the dense
 /// analyses a model whose equations the sparse routes cannot certify independent falls back to):

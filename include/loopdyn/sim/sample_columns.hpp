@@ -53,6 +53,9 @@ struct TrackedPoint {
 /// Resolves "NAME=BODY.MARKER" (a marker of a moving body) to a tracked point; returns what is
 /// wrong (with the nearest known name), empty on success.
 std::string resolvePoint(const Model& model, const std::string& text, TrackedPoint& out);
+/// Every point of `texts` resolved (SimulationRequest::points, `simulate --point`); throws
+/// InvalidArgument "points: 'TEXT': what is wrong" for the first that cannot be.
+std::vector<TrackedPoint> resolvePoints(const Model& model, const std::vector<std::string>& texts);
 
 struct ColumnOptions {
   bool bodies = true;     ///< BODY.x ... (the state)
