@@ -9,14 +9,15 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsundials-dev
   clang libclang-rt-14-dev llvm
-  pybind11-dev python3-numpy
+  pybind11-dev python3-numpy python3-matplotlib
   doxygen
   libtbb-dev
   libsuitesparse-dev
   chromium
 )
 # (clang, its sanitizer and libFuzzer runtimes and llvm-symbolizer: scripts/sanitize.sh; pybind11
-# and numpy: the Python module, python/, for Debian's /usr/bin/python3; doxygen: the API docs;
+# and numpy: the Python module, python/, for Debian's /usr/bin/python3; matplotlib: its first plot,
+# examples/first_steps.py; doxygen: the API docs;
 # oneTBB: the divide-and-conquer formulations' parallel assembly, dynamics/dca/dca.hpp; SuiteSparse:
 # SPQR's sparse QR, linalg/sparse_null_space.hpp; chromium: the HTML report's browser test,
 # tests/apps/html_report_test.cpp)
