@@ -191,6 +191,31 @@ class Simulation(unittest.TestCase):
         with self.assertRaises(ValueError):
             loopdyn.simulate(model, t_end=1, coordinates="natural")
 
+    def test_a_drivers_effort_is_the_power_it_puts_in_per_coordinate_rate(self):
+        # the sign convention of docs/simulation.md: d(T + V)/dt = sum of effort x coordinate rate,
+        # for the five-bar's two rotation drivers and for a distance driver lifting a slider
+        run = loopdyn.simulate(loopdyn.load(model_path("five_bar")), t_end=1, sample=1e-3, columns=["all"])
+        power = run["drive1.effort"] * run["A.v1"] + run["drive2.effort"] * run["E.v1"]
+        rate = np.gradient(run["energy.kinetic"] + run["energy.potential"], run.t)
+        inner = slice(1, -1)  # (central differences inside, one-sided at the ends)
+        self.assertLess(np.max(np.abs(rate - power)[inner]), 1e-4 * np.max(np.abs(rate)))
+        lift = loopdyn.Model.from_yaml("""dimension: 2
+gravity: [0, -9.81]
+ground: {markers: [{name: rail, position: [0, 0], angle: 1.5707963267948966}, {name: o, position: [0, 0]}]}
+bodies:
+  - {name: bob, mass: 2, inertia: 0.1, position: [0, 1], angle: 1.5707963267948966, markers: [{name: c, position: [0, 0]}]}
+joints:
+  - {name: slide, type: prismatic, between: [ground.rail, bob.c]}
+drivers:
+  - {name: push, between: [ground.o, bob.c], profile: {type: sine, offset: 1, amplitude: 0.2, frequency: 1, phase: 0}}
+""", "lift.yaml")
+        run = loopdyn.simulate(lift, t_end=1, sample=1e-3)
+        self.assertAlmostEqual(run["push.effort"][0], 2 * 9.81, delta=1e-9)  # holds the bob up: pushes apart
+        length = np.hypot(run["bob.x"], run["bob.y"])
+        rate = np.gradient(run["energy.kinetic"] + run["energy.potential"], run.t)
+        power = run["push.effort"] * np.gradient(length, run.t)
+        self.assertLess(np.max(np.abs(rate - power)[inner]), 1e-4 * np.max(np.abs(rate)))
+
     def test_bad_requests_raise(self):
         model = loopdyn.load(model_path("four_bar_planar"))
         with self.assertRaises(ValueError):

@@ -281,11 +281,29 @@ bool readOrientation(Reader& r, const YAML::Node& node, Mat3& out, const std::st
   return true;
 }
 
+/// A 3D marker's `axis` (its z-axis) and, when given, `x_axis` (made perpendicular to it); without
+/// x_axis, frameWithZAxis's rule (spatial/rotation.hpp).
+void readAxes(Reader& r, const YAML::Node& node, const std::string& label, MarkerSpec& out) {
+  Vec3 axis;
+  if (!r.direction(at(node, "axis"), axis, label + " axis")) return;
+  if (!has(node, "x_axis")) {
+    out.orientation = frameWithZAxis(axis);
+    return;
+  }
+  Vec3 x;
+  if (!r.direction(at(node, "x_axis"), x, label + " x_axis")) return;
+  if (x.normalized().cross(axis.normalized()).norm() < 1e-6) {
+    r.error(at(node, "x_axis"), label, " x_axis: parallel to the axis; it must have a part perpendicular to it");
+    return;
+  }
+  out.orientation = frameWithAxes(axis, x);
+}
+
 void readMarker(Reader& r, const YAML::Node& node, int dimension, MarkerSpec& out, const std::string& owner) {
   const std::string what = "marker of " + owner;
   if (dimension == 2) {
     if (!r.checkMap(node, {"name", "position", "angle"}, what)) return;
-  } else if (!r.checkMap(node, {"name", "position", "axis", "orientation"}, what)) {
+  } else if (!r.checkMap(node, {"name", "position", "axis", "x_axis", "orientation"}, what)) {
     return;
   }
   out.where = r.where(node);
@@ -297,9 +315,10 @@ void readMarker(Reader& r, const YAML::Node& node, int dimension, MarkerSpec& ou
   if (dimension == 3) {
     if (has(node, "axis") && has(node, "orientation")) {
       r.error(node, label, ": give either axis or orientation, not both");
+    } else if (has(node, "x_axis") && !has(node, "axis")) {
+      r.error(node, label, ": x_axis needs axis (the joint axis it is perpendicular to)");
     } else if (has(node, "axis")) {
-      Vec3 axis;
-      if (r.direction(at(node, "axis"), axis, label + " axis")) out.orientation = frameWithZAxis(axis);
+      readAxes(r, node, label, out);
     } else if (has(node, "orientation")) {
       readOrientation(r, at(node, "orientation"), out.orientation, label + " orientation");
     }

@@ -32,12 +32,15 @@ Mat3 expSO3(const Vec3& w) {
 }
 
 Mat3 frameWithZAxis(const Vec3& z_axis) {
-  const Vec3 z = z_axis.normalized();
   // the world axis least aligned with z gives a well-conditioned x
   Eigen::Index least = 0;
-  z.cwiseAbs().minCoeff(&least);
-  const Vec3 helper = Vec3::Unit(least);
-  const Vec3 x = (helper - helper.dot(z) * z).normalized();
+  z_axis.normalized().cwiseAbs().minCoeff(&least);
+  return frameWithAxes(z_axis, Vec3::Unit(least));
+}
+
+Mat3 frameWithAxes(const Vec3& z_axis, const Vec3& x_axis) {
+  const Vec3 z = z_axis.normalized();
+  const Vec3 x = (x_axis - x_axis.dot(z) * z).normalized();
   Mat3 R;
   R.col(0) = x;
   R.col(1) = z.cross(x);

@@ -49,6 +49,33 @@ bodies:
   EXPECT_LT((box.markers[0].orientation.col(2) - Vec3::UnitX()).norm(), 1e-15);
 }
 
+// A 3D marker's x-axis: the documented rule when only `axis` is given, `x_axis` when the model
+// fixes it (docs/model-format.md, issue 49.10).
+TEST(ModelReader, AMarkersXAxisFollowsTheRuleOrTheFile) {
+  const ModelSpec spec = io::parseModel(R"(
+dimension: 3
+bodies:
+  - name: box
+    mass: 2
+    inertia: [1, 1, 1]
+    markers:
+      - {name: z, axis: [0, 0, 1]}
+      - {name: x, axis: [2, 0, 0]}
+      - {name: xy, axis: [1, 1, 0]}
+      - {name: fixed, axis: [0, 0, 1], x_axis: [1, 1, 0.5]}
+)", "inline.yaml");
+  const std::vector<MarkerSpec>& m = spec.bodies.at(0).markers;
+  const auto expect_x = [&](std::size_t k, const Vec3& x) {
+    EXPECT_LT((m[k].orientation.col(0) - x).norm(), 1e-15) << m[k].name << ": " << m[k].orientation.col(0).transpose();
+    EXPECT_LT((m[k].orientation.transpose() * m[k].orientation - Mat3::Identity()).norm(), 1e-15);
+    EXPECT_NEAR(m[k].orientation.determinant(), 1, 1e-15);
+  };
+  expect_x(0, Vec3::UnitX());
+  expect_x(1, Vec3::UnitY());
+  expect_x(2, Vec3::UnitZ());
+  expect_x(3, Vec3(1, 1, 0).normalized());
+}
+
 struct BrokenCase {
   std::string path;
   int line = 0;

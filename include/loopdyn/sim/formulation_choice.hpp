@@ -11,7 +11,7 @@
 namespace loopdyn {
 
 struct FormulationChoice {
-  std::string method = "lagrange";  ///< lagrange, elimination, partitioning, projection, dca (joint coordinates)
+  std::string method = "lagrange";  ///< lagrange, elimination, partitioning, projection, dca, hdca (the last two in joint coordinates)
   /// absolute (every body's own coordinates) or relative (joint coordinates on the spanning tree,
   /// kinematics/coordinates.hpp: lagrange, elimination, partitioning and projection on
   /// joint_space_equations.hpp; dca and hdca always)

@@ -20,9 +20,14 @@ Mat3 rotationAxisAngle(const Vec3& axis, Scalar angle);
 /// Exponential map: rotation by |w| about w/|w| (identity for w = 0).
 Mat3 expSO3(const Vec3& w);
 
-/// A right-handed orthonormal frame whose z-axis is the unit direction of `z_axis`.
-/// The x-axis is chosen deterministically perpendicular to it.
+/// A right-handed orthonormal frame whose z-axis is the unit direction of `z_axis`. The x-axis is
+/// axis of the frame z_axis is written in that is least aligned with z -- of x, y, z the one with the smallest
+/// |component| of z, the first of them on a tie -- made perpendicular to z; y = z x x. E.g. z along
+/// (0, 0, 1) gives x = (1, 0, 0); z along (1, 0, 0) gives x = (0, 1, 0).
 Mat3 frameWithZAxis(const Vec3& z_axis);
+/// The frame whose z-axis is along `z_axis` and whose x-axis is `x_axis` made perpendicular to it
+/// (x_axis must not be parallel to z_axis); y = z x x.
+Mat3 frameWithAxes(const Vec3& z_axis, const Vec3& x_axis);
 
 /// The angle of a planar rotation matrix (atan2 of its first column).
 Scalar planarAngle(const Mat3& R);
