@@ -83,7 +83,8 @@ class Analysis(unittest.TestCase):
         self.assertIn("far_pins.yaml", str(caught.exception))
         run = loopdyn.simulate(model, t_end=0.1)  # a run returns the failure instead
         self.assertEqual((run.ok, run.status, run.columns), (False, "start-failed", {}))
-        self.assertIn("assembly", run.failure)
+        self.assertIn("cannot be assembled", run.failure)
+        self.assertIn("the loop B - O4 - O2 - A cannot close", str(caught.exception))
 
 
 class Simulation(unittest.TestCase):

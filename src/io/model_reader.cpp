@@ -339,31 +339,39 @@ void readMarkers(Reader& r, const YAML::Node& node, int dimension, std::vector<M
   }
 }
 
-void readInertia(Reader& r, const YAML::Node& node, int dimension, Mat3& out, const std::string& what) {
+/// The inertia in any of its forms; false (the problem reported) when it cannot be read.
+bool readInertia(Reader& r, const YAML::Node& node, int dimension, Mat3& out, const std::string& what) {
   if (dimension == 2) {
     Scalar izz = 0;
-    if (r.scalar(node, izz, what + " inertia")) out(2, 2) = izz;
-    return;
+    if (!r.scalar(node, izz, what + " inertia")) return false;
+    out(2, 2) = izz;
+    return true;
   }
   std::vector<Scalar> v;
   if (node.IsMap()) {
-    if (!r.checkMap(node, {"principal", "orientation"}, what + " inertia")) return;
+    if (!r.checkMap(node, {"principal", "orientation"}, what + " inertia")) return false;
     Mat3 axes = Mat3::Identity();
-    if (!r.numbers(require(r, node, "principal", what + " inertia"), 3, v, what + " inertia.principal")) return;
+    if (!r.numbers(require(r, node, "principal", what + " inertia"), 3, v, what + " inertia.principal")) return false;
     if (has(node, "orientation") && !readOrientation(r, at(node, "orientation"), axes, what + " inertia.orientation"))
-      return;
+      return false;
     out = axes * Vec3(v[0], v[1], v[2]).asDiagonal() * axes.transpose();
     out = 0.5 * (out + out.transpose()).eval();
-  } else if (node.IsSequence() && node.size() == 3 && node[0].IsScalar()) {
-    if (r.numbers(node, 3, v, what + " inertia")) out = Vec3(v[0], v[1], v[2]).asDiagonal();
-  } else if (node.IsSequence() && node.size() == 3) {
+    return true;
+  }
+  if (node.IsSequence() && node.size() == 3 && node[0].IsScalar()) {
+    if (!r.numbers(node, 3, v, what + " inertia")) return false;
+    out = Vec3(v[0], v[1], v[2]).asDiagonal();
+    return true;
+  }
+  if (node.IsSequence() && node.size() == 3) {
     for (int i = 0; i < 3; ++i) {
-      if (!r.numbers(node[i], 3, v, what + " inertia")) return;
+      if (!r.numbers(node[i], 3, v, what + " inertia")) return false;
       for (int j = 0; j < 3; ++j) out(i, j) = v[static_cast<std::size_t>(j)];
     }
-  } else {
-    r.error(node, what, " inertia: expected [Ixx, Iyy, Izz], a 3x3 tensor, or {principal, orientation}");
+    return true;
   }
+  r.error(node, what, " inertia: expected [Ixx, Iyy, Izz], a 3x3 tensor, or {principal, orientation}");
+  return false;
 }
 
 void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
@@ -377,9 +385,14 @@ void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
   out.where = r.where(node);
   r.name(require(r, node, "name", "body"), out.name, "body name", false);
   const std::string what = "body '" + out.name + "'";
-  r.scalar(require(r, node, "mass", what), out.mass, what + " mass");
+  // each value checked where it stands, so that every problem of the file is reported together
+  const YAML::Node mass = require(r, node, "mass", what);
+  if (r.scalar(mass, out.mass, what + " mass"))
+    if (const std::string problem = massProblem(out.mass); !problem.empty()) r.error(mass, what, ": ", problem);
   const YAML::Node inertia = require(r, node, "inertia", what);
-  if (inertia.IsDefined() && !inertia.IsNull()) readInertia(r, inertia, dimension, out.inertia, what);
+  if (inertia.IsDefined() && !inertia.IsNull() && readInertia(r, inertia, dimension, out.inertia, what))
+    if (const std::string problem = inertiaProblem(out.inertia, dimension); !problem.empty())
+      r.error(inertia, what, ": ", problem);
   if (has(node, "position")) r.vector(at(node, "position"), dimension, out.position, what + " position");
   if (dimension == 2 && has(node, "angle") && r.scalar(at(node, "angle"), out.angle, what + " angle"))
     out.orientation = rotationZ(out.angle);

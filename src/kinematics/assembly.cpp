@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "loopdyn/common/errors.hpp"
+#include "loopdyn/kinematics/assembly_misfit.hpp"
 #include "loopdyn/kinematics/scaling.hpp"
 #include "loopdyn/linalg/sparse_minimum_norm.hpp"
 
@@ -19,23 +20,6 @@ namespace {
 Scalar scaledPositionResidual(const Model& model, const KinematicsWorkspace& ws, const ConstraintScaling& s) {
   if (model.m() == 0) return 0;
   return s.row.head(model.m()).cwiseProduct(ws.Phi).norm() / model.characteristicLength();
-}
-
-/// "joint 'B' 0.12, driver 'steer' 0.03" for the pairs with the largest residuals.
-std::string worstPairs(const Model& model, const std::vector<Scalar>& residuals, const char* unit) {
-  std::vector<std::size_t> order(residuals.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  // not-a-number residuals first (a NaN would break the ordering), then the largest
-  auto key = [&](std::size_t k) { return std::isnan(residuals[k]) ? std::numeric_limits<Scalar>::infinity() : residuals[k]; };
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) > key(b); });
-  std::ostringstream os;
-  int shown = 0;
-  for (std::size_t k : order) {
-    if (!(key(k) > 0) || shown == 4) break;
-    const Pair& pair = model.pairs()[k];
-    os << (shown++ ? ", " : "") << pair.type << " '" << pair.name << "' " << residuals[k] << ' ' << unit;
-  }
-  return os.str();
 }
 
 /// The minimum-norm solution of A x = b where A's rows are independent; empty where they are not
@@ -86,7 +70,6 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
                                  const AssemblyOptions& options) {
   checkStateSize(model, guess);
   const ConstraintScaling& s = model.scaling();
-  const Scalar L = model.characteristicLength();
   AssemblyResult out;
   out.state = guess;
   State trial = guess;
@@ -98,6 +81,7 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
   Scalar residual = scaledPositionResidual(model, ws, s);
   // the requested tolerance, or what rounding allows far from the origin
   const Scalar tolerance = std::max(options.position_tolerance, positionResidualFloor(model, guess.q));
+  bool stalled = false;  // no fraction of a step lowered the residual: a closest configuration
   while (residual > tolerance && out.iterations < options.max_iterations) {
     ++out.iterations;
     const VecX step = newtonStep(model, ws, sparse, options.rank_threshold);
@@ -125,19 +109,16 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
       }
       continue;
     }
-    if (!lowered) break;
+    if (!lowered) {
+      stalled = true;
+      break;
+    }
   }
   evaluateConstraints(model, ws, out.state);
   out.position_residual = residual;
   out.converged = residual <= tolerance;
   out.pair_residuals = pairResiduals(model, ws, out.state);
-  if (!out.converged) {
-    std::ostringstream os;
-    os << "assembly failed after " << out.iterations << " Newton iterations (relative residual " << residual
-       << " > " << tolerance << "); largest residuals: "
-       << worstPairs(model, out.pair_residuals, L == 1 ? "m" : "m (scaled)");
-    out.message = os.str();
-  }
+  if (!out.converged) out.message = assemblyFailure(model, ws, out.state, out.iterations, stalled, residual, tolerance);
   return out;
 }
 

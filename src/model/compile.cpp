@@ -40,6 +40,23 @@ bool isRotation(const Mat3& R) {
   return (R.transpose() * R - Mat3::Identity()).norm() < 1e-9 && R.determinant() > 0;
 }
 
+}  // namespace
+
+std::string massProblem(Scalar mass) {
+  if (mass > 0 && std::isfinite(mass)) return {};
+  return detail::concat("mass must be positive, got ", mass);
+}
+
+std::string inertiaProblem(const Mat3& inertia, int dimension) {
+  if (dimension == 2)
+    return inertia(2, 2) > 0 ? std::string() : detail::concat("inertia must be positive, got ", inertia(2, 2));
+  const bool symmetric = (inertia - inertia.transpose()).norm() <= 1e-12 * inertia.norm();
+  const bool positive = Eigen::LLT<Mat3>(inertia).info() == Eigen::Success;
+  return symmetric && positive ? std::string() : "inertia tensor must be symmetric positive-definite";
+}
+
+namespace {
+
 void checkBodies(const ModelSpec& spec, Checker& check, BodyTable& table) {
   table.index["ground"] = kGround;
   table.names.push_back("ground");
@@ -54,17 +71,8 @@ void checkBodies(const ModelSpec& spec, Checker& check, BodyTable& table) {
       table.index[body.name] = static_cast<BodyIndex>(b);
       table.names.push_back(body.name);
     }
-    if (!(body.mass > 0) || !std::isfinite(body.mass))
-      check.error(body.where, "body '", body.name, "': mass must be positive, got ", body.mass);
-    if (spec.dimension == 2) {
-      if (!(body.inertia(2, 2) > 0))
-        check.error(body.where, "body '", body.name, "': inertia must be positive, got ", body.inertia(2, 2));
-    } else {
-      const bool symmetric = (body.inertia - body.inertia.transpose()).norm() <= 1e-12 * body.inertia.norm();
-      const bool positive = Eigen::LLT<Mat3>(body.inertia).info() == Eigen::Success;
-      if (!symmetric || !positive)
-        check.error(body.where, "body '", body.name, "': inertia tensor must be symmetric positive-definite");
-    }
+    for (const std::string& problem : {massProblem(body.mass), inertiaProblem(body.inertia, spec.dimension)})
+      if (!problem.empty()) check.error(body.where, "body '", body.name, "': ", problem);
     if (!isRotation(body.orientation))
       check.error(body.where, "body '", body.name, "': orientation is not a rotation matrix");
     std::set<std::string> seen;

@@ -116,6 +116,22 @@ TEST(ModelReader, BrokenFilesGiveLocatedErrors) {
   }
 }
 
+// Every problem of a file at once (issue 49.5): a body's negative mass and its malformed inertia,
+// each at its own line, in one error.
+TEST(ModelReader, EveryProblemOfAFileAtOnce) {
+  const std::string path = std::string(LOOPDYN_TEST_DATA_DIR) + "/broken/every_problem_of_a_body.yaml";
+  try {
+    compile(io::readModelFile(path));
+    FAIL() << "no error";
+  } catch (const ModelError& e) {
+    std::vector<std::string> lines;
+    for (const Diagnostic& d : e.diagnostics()) lines.push_back(d.str());
+    ASSERT_EQ(lines.size(), 2u) << e.what();
+    EXPECT_EQ(lines[0], path + ":7:11: error: body 'bar': mass must be positive, got -1");
+    EXPECT_EQ(lines[1], path + ":8:37: error: body 'bar' inertia: expected a list of 3 numbers, got a list of 2");
+  }
+}
+
 TEST(ModelReader, MissingFileIsAModelError) {
   EXPECT_THROW(io::readModelFile("/nonexistent/model.yaml"), ModelError);
 }

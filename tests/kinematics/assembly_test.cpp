@@ -65,7 +65,8 @@ joints:
   KinematicsWorkspace ws2(stuck);
   const AssemblyResult failed = assemble(stuck, ws2, initialState(stuck));
   EXPECT_FALSE(failed.converged);
-  EXPECT_NE(failed.message.find("assembly failed"), std::string::npos) << failed.message;
+  EXPECT_NE(failed.message.find("the mechanism cannot be assembled"), std::string::npos) << failed.message;
+  EXPECT_NE(failed.message.find("held where the file puts them (hold: true): bar"), std::string::npos) << failed.message;
 }
 
 TEST(Assembly, RedundantConstraintsDoNotBreakNewton) {
@@ -214,8 +215,33 @@ TEST(Assembly, ImpossibleClosureFailsNamingTheJoints) {
   KinematicsWorkspace ws(model);
   const AssemblyResult result = assemble(model, ws, initialState(model));
   EXPECT_FALSE(result.converged);
-  EXPECT_NE(result.message.find("assembly failed"), std::string::npos);
-  EXPECT_NE(result.message.find("revolute '"), std::string::npos) << result.message;
+  // said in the model's terms (issue 49.6): the joints left open in metres, and the loop
+  EXPECT_NE(result.message.find("the mechanism cannot be assembled"), std::string::npos) << result.message;
+  EXPECT_NE(result.message.find("revolute 'B' open by "), std::string::npos) << result.message;
+  EXPECT_NE(result.message.find("the loop B - O4 - O2 - A cannot close"), std::string::npos) << result.message;
+  EXPECT_EQ(result.message.find("(scaled)"), std::string::npos) << result.message;
+}
+
+// A driver asking for more than the linkage reaches (issue 49.6): the words say so, with what it
+// asks for and what the linkage comes to with every joint closed -- a rod of length 1 from its
+// pivot, its tip asked to stand 1.5 m from it; a rotation driver's angle in degrees.
+TEST(Assembly, ADriverBeyondTheLinkagesReachIsNamedWithItsReach) {
+  const Model rod = compile(io::parseModel(R"(
+dimension: 2
+ground:
+  markers: [{name: o, position: [0, 0]}]
+bodies:
+  - {name: rod, mass: 1, inertia: 0.1, position: [0.5, 0], markers: [{name: a, position: [-0.5, 0]}, {name: b, position: [0.5, 0]}]}
+joints:
+  - {name: O, type: revolute, between: [ground.o, rod.a]}
+drivers:
+  - {name: lift, between: [ground.o, rod.b], profile: {type: constant, value: 1.5}}
+)", "overdriven.yaml"));
+  KinematicsWorkspace ws(rod);
+  const AssemblyResult result = assemble(rod, ws, initialState(rod));
+  EXPECT_FALSE(result.converged);
+  EXPECT_EQ(result.message, "the drivers ask for a pose the linkage cannot reach: driver 'lift' asks for 1.5 m at "
+                            "t = 0 s; with every joint closed the linkage comes to 1 m");
 }
 
 }  // namespace

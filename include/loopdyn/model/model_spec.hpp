@@ -24,6 +24,14 @@ struct MarkerSpec {
   Scalar angle = 0;
 };
 
+/// What is wrong with a body's mass ("mass must be positive, got -1"), empty when it is positive
+/// and finite. The reader asks at the value, so that a file's every problem is reported at once;
+/// compile() asks again for specs built in code.
+std::string massProblem(Scalar mass);
+/// What is wrong with a body's inertia: in 2D I_zz must be positive, in 3D the tensor symmetric
+/// positive-definite; empty when it is.
+std::string inertiaProblem(const Mat3& inertia, int dimension);
+
 /// A rigid body. The body frame origin is the centre of mass.
 struct BodySpec {
   std::string name;
