@@ -277,6 +277,8 @@ void printMotions(std::ostream& os, const AnalysisResults& res) {
     }
     os << '\n';
   }
+  for (std::size_t j = 0; j < a.words.size(); ++j)
+    if (!a.words[j].empty()) os << "  motion " << j + 1 << ": " << a.words[j] << '\n';
 }
 
 std::string analysisText(const AnalysisResults& res) {
@@ -431,6 +433,7 @@ void writeMotionsJson(io::TreeWriter& w, const Model& model, const Motions& moti
     w.endArray();
   }
   w.endArray();
+  w.key("words").array(motions.words);
   w.endObject();
 }
 

@@ -332,7 +332,7 @@ void addIntegrationOptions(CLI::App* cmd, SimulateOptions* o) {
                   "Largest drift of the energy balance, as a share of the energy scale, before the run counts as failed "
                   "(0: max(1e4 rtol, 1e-6); at most 0.01)")
       ->check(finiteNumber(false));
-  cmd->add_option("--reactions", o->request.reactions, "Reaction columns: all, world (axes), joint (frame), none")
+  cmd->add_option("--reactions", o->request.reactions, "Reaction columns: world (each pair's force and moment in world axes), joint (in the joint frame, <pair>@<body>.joint.*), all (both), none")
       ->check(CLI::IsMember({"all", "world", "joint", "none"}))
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the summary as one JSON object");

@@ -112,7 +112,7 @@ struct SimulationRequest {
   std::string stabilization = "projection";  ///< projection, baumgarte, none
   int threads = 1;                   ///< dca, hdca: threads of the passes (the same results on any number)
   std::vector<std::string> columns = {"default"};  ///< column groups (sim/sample_columns.hpp)
-  std::string reactions = "all";     ///< reaction axes: all, world, joint, none
+  std::string reactions = "world";   ///< reaction axes: world (the default), joint, all (both), none
   std::vector<std::string> points;   ///< body-fixed points as columns, NAME=BODY.MARKER (--point)
   long max_steps = 1'000'000;        ///< accepted steps before the run gives up (a step-size collapse)
   bool continuation = true;          ///< projection: the tangent basis continued (paper 004); false: a fresh QR a step

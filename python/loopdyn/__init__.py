@@ -93,7 +93,7 @@ class Simulation:
 def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: str = "dopri5",
              rtol: float = 1e-8, atol: float = 0, sample: float = 0.01,
              coordinates: str = "absolute", stabilization: str = "projection", threads: int = 1,
-             columns: Sequence[str] = ("default",), reactions: str = "all", points: Sequence[str] = (),
+             columns: Sequence[str] = ("default",), reactions: str = "world", points: Sequence[str] = (),
              step: float = 1e-3,
              max_step: float = 0, continuation: bool = True, switching: bool = True,
              eliminate: Sequence[str] = (), baumgarte_alpha: float = 10, baumgarte_beta: float = 10,

@@ -1,9 +1,12 @@
 #include "loopdyn/dynamics/tangent_space.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
 
 #include <algorithm>
 #include <cmath>
+
+#include "loopdyn/analysis/one_body_motions.hpp"
 
 namespace loopdyn {
 
@@ -97,13 +100,36 @@ bool reorthogonalizeInto(const MatX& N, Eigen::Ref<MatX> T) {
   return polarFactor(N * (N.transpose() * T), T);
 }
 
+namespace {
+
+/// [X, N'] with N' an orthonormal basis of the part of span N orthogonal to X (X's columns
+/// orthonormal and in span N, N orthonormal); N unchanged when X does not fit in it.
+MatX motionsAfter(const MatX& X, const MatX& N) {
+  const Eigen::Index k = X.cols(), f = N.cols();
+  if (k == 0 || k > f) return N;
+  const MatX rest = N - X * (X.transpose() * N);
+  Eigen::JacobiSVD<MatX> svd(rest, Eigen::ComputeThinU);
+  MatX out(N.rows(), f);
+  out << X, svd.matrixU().leftCols(f - k);
+  return out;
+}
+
+}  // namespace
+
 AdmissibleMotions admissibleMotions(const Model& model, const KinematicsWorkspace& kin, Scalar threshold) {
   TangentFactorization f;
   const ConstraintScaling& scaling = model.scaling();
   f.compute(kin, scaling, 0);
   AdmissibleMotions out;
   out.rank = f.rankAt(threshold);
-  out.motions = scaling.col.asDiagonal() * f.lastColumnsOfQ(model.nv() - out.rank);
+  const MatX N = f.lastColumnsOfQ(model.nv() - out.rank);
+  const std::vector<OneBodyMotion> alone = oneBodyMotions(model, kin, threshold);
+  MatX X(model.nv(), static_cast<Eigen::Index>(alone.size()));
+  for (std::size_t j = 0; j < alone.size(); ++j) X.col(static_cast<Eigen::Index>(j)) = alone[j].scaled;
+  out.motions = scaling.col.asDiagonal() * motionsAfter(X, N);
+  out.words.assign(static_cast<std::size_t>(out.motions.cols()), "");
+  if (X.cols() <= N.cols())
+    for (std::size_t j = 0; j < alone.size(); ++j) out.words[j] = alone[j].words;
   return out;
 }
 

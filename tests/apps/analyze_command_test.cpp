@@ -279,6 +279,23 @@ TEST(AnalyzeCommand, MotionsListTheExtraAdmissibleMotionsOfASingularConfiguratio
   const YAML::Node j = YAML::Load(regular.output);
   EXPECT_EQ(j["motions"]["rank"].as<int>(), 14);
   EXPECT_EQ(j["motions"]["columns"].size(), 1u);
+  EXPECT_EQ(j["motions"]["words"].size(), 1u);
+}
+
+// Issue 49.8: a motion of one body alone is named in words -- the RSSR coupler's idle spin, and
+// each of the spatial parallelogram's six S-S rods (the idle spins of a Delta robot's rods).
+TEST(AnalyzeCommand, MotionsOfOneBodyAloneAreNamed) {
+  const CliRun rssr = run("analyze " + test::modelPath("rssr") + " --motions");
+  EXPECT_NE(rssr.output.find("motion 1: coupler spins about the line through joints A and B"), std::string::npos)
+      << rssr.output;
+  EXPECT_EQ(rssr.output.find("motion 2:"), std::string::npos) << rssr.output;
+  const CliRun rods = run("analyze " + test::modelPath("spatial_parallelogram") + " --motions --json");
+  ASSERT_EQ(rods.exit_code, 0) << rods.output;
+  const YAML::Node words = YAML::Load(rods.output)["motions"]["words"];
+  for (int k = 1; k <= 6; ++k)
+    EXPECT_EQ(words[k - 1].as<std::string>().rfind("rod" + std::to_string(k) + " spins about the line through joints", 0),
+              0u)
+        << words[k - 1].as<std::string>();
 }
 
 // The criterion over a crank turn of paper 003's four-bar (its Fig. 3 as a table): the crank's

@@ -87,10 +87,11 @@ TEST(SimulateCommand, WritesOneRowPerSampleWithTheDocumentedColumns) {
   const std::vector<std::string> first{"t", "crank1.x", "crank1.y", "crank1.phi", "crank1.vx", "crank1.vy", "crank1.w"};
   for (std::size_t k = 0; k < first.size(); ++k) EXPECT_EQ(csv.header[k], first[k]);
   for (const char* name : {"energy.kinetic", "energy.potential", "energy.work", "energy.balance", "violation.position",
-                           "violation.velocity", "O1@ground.Fx", "O1@crank1.Fy", "O1@crank1.joint.Mz"})
+                           "violation.velocity", "O1@ground.Fx", "O1@crank1.Fy", "O1@crank1.Mz"})
     column(csv, name);
-  // 5 bodies x 6 + t + 6 energy/violation + 7 revolutes x 2 bodies x 2 frames x 3
-  EXPECT_EQ(csv.header.size(), 1u + 30 + 6 + 7 * 12);
+  // 5 bodies x 6 + t + 6 energy/violation + 7 revolutes x 2 bodies x 3 (world axes only by default)
+  EXPECT_EQ(csv.header.size(), 1u + 30 + 6 + 7 * 6);
+  EXPECT_EQ(std::find(csv.header.begin(), csv.header.end(), "O1@crank1.joint.Mz"), csv.header.end());
   // the balance column is T + V - W and stays constant
   const int T = column(csv, "energy.kinetic"), V = column(csv, "energy.potential"), W = column(csv, "energy.work"),
             E = column(csv, "energy.balance");
@@ -105,6 +106,30 @@ TEST(SimulateCommand, WritesOneRowPerSampleWithTheDocumentedColumns) {
   }
   // nothing else left in the directory (no temporary file): the CSV and its sidecar dfb.columns.json
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 2);
+}
+
+// --reactions all adds each reaction in the joint frame beside its world-axes columns; joint
+// alone keeps only those. A revolute's frame turns about z with its first marker, so Mz agrees.
+TEST(SimulateCommand, ReactionsInTheJointFrameOnRequest) {
+  const fs::path dir = scratchDirectory("reaction-axes");
+  const auto run = [&](const std::string& axes) {
+    const fs::path out = dir / (axes + ".csv");
+    const test::CliRun r = test::runCli("simulate " + test::modelPath("double_four_bar") +
+                                        " --t-end 0.2 --sample 0.1 --columns reactions --reactions " + axes +
+                                        " --out " + out.string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return readCsv(out);
+  };
+  const Csv all = run("all"), joint = run("joint");
+  EXPECT_EQ(all.header.size(), 1u + 7 * 12);
+  EXPECT_EQ(joint.header.size(), 1u + 7 * 6);
+  const int world_mz = column(all, "O1@crank1.Mz"), joint_mz = column(all, "O1@crank1.joint.Mz");
+  ASSERT_EQ(joint.rows.size(), all.rows.size());
+  for (std::size_t k = 0; k < all.rows.size(); ++k) {
+    EXPECT_NEAR(all.rows[k][static_cast<std::size_t>(world_mz)], all.rows[k][static_cast<std::size_t>(joint_mz)], 1e-9);
+    EXPECT_EQ(joint.rows[k][static_cast<std::size_t>(column(joint, "O1@crank1.joint.Fx"))],
+              all.rows[k][static_cast<std::size_t>(column(all, "O1@crank1.joint.Fx"))]);
+  }
 }
 
 // Relative coordinates: the same body columns, plus one column per joint coordinate and velocity

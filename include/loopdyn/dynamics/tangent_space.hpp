@@ -21,6 +21,7 @@
 /// column rank (T0 not orthogonal to the new tangent space); the cost is the one paper 004 lists
 /// (an f x f square root and products of n x f by f x f matrices).
 
+#include <string>
 #include <vector>
 
 #include "loopdyn/common/types.hpp"
@@ -87,10 +88,12 @@ bool reorthogonalizeInto(const MatX& N, Eigen::Ref<MatX> T);
 
 /// The admissible motions at one configuration (`loopdyn analyze --motions`): an orthonormal
 /// basis of null C_s (rank decided with `threshold` on |R_jj| / |R_11|), returned in velocity
-/// units (v = diag(col) v~), each column of unit scaled norm.
+/// units (v = diag(col) v~), each column of unit scaled norm. First come the motions of one body
+/// alone, each with its words (analysis/one_body_motions.hpp), then the rest, orthonormal to them.
 struct AdmissibleMotions {
   int rank = 0;
-  MatX motions;  ///< nv x (nv - rank)
+  MatX motions;                    ///< nv x (nv - rank), in m/s and rad/s
+  std::vector<std::string> words;  ///< per column: a one-body motion's words, or empty
 };
 AdmissibleMotions admissibleMotions(const Model& model, const KinematicsWorkspace& kin, Scalar threshold);
 
