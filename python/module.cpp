@@ -67,6 +67,13 @@ struct PyModel {
   std::string path;
 };
 
+/// A model whose file the reader warned of: each warning as a Python UserWarning.
+PyModel warnedModel(loopdyn::Model model, const std::string& path) {
+  for (const std::string& w : model.warnings())
+    if (PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 2) < 0) throw py::error_already_set();
+  return PyModel{std::move(model), path};
+}
+
 py::object analyzeModel(const PyModel& m, int samples, const std::string& method, double threshold,
                         double uniqueness_threshold, bool criterion, bool motions, bool topology,
                         const std::string& coordinates, const std::vector<std::string>& groups) {
@@ -169,7 +176,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
   py::class_<PyModel>(mod, "Model", "A compiled, immutable mechanism.")
       .def_static(
           "from_yaml",
-          [](const std::string& text, const std::string& name) { return PyModel{loopdyn::modelFromYaml(text, name), name}; },
+          [](const std::string& text, const std::string& name) { return warnedModel(loopdyn::modelFromYaml(text, name), name); },
           py::arg("text"), py::arg("name") = "<yaml>", "A model from YAML text; ModelError names the line.")
       .def_property_readonly("name", [](const PyModel& m) { return m.model.name(); })
       .def_property_readonly("dimension", [](const PyModel& m) { return m.model.dimension(); })
@@ -182,6 +189,18 @@ PYBIND11_MODULE(_loopdyn, mod) {
                                for (const loopdyn::Body& b : m.model.bodies()) names.push_back(b.name);
                                return names;
                              })
+      .def_property_readonly("units",
+                             [](const PyModel& m) {
+                               const loopdyn::Units& u = m.model.units();
+                               py::dict d;
+                               for (const auto& [key, unit] : {std::pair{"length", &u.length}, {"angle", &u.angle},
+                                                               {"mass", &u.mass}, {"time", &u.time}, {"force", &u.force}})
+                                 d[key] = unit->name;
+                               return d;
+                             },
+                             "the units the file declared (every number loopdyn gives back is SI)")
+      .def_property_readonly("warnings", [](const PyModel& m) { return m.model.warnings(); },
+                             "what the reader warned of, file:line:col: warning: ...")
       .def_property_readonly("pairs",
                              [](const PyModel& m) {
                                std::vector<std::string> names;
@@ -200,8 +219,9 @@ PYBIND11_MODULE(_loopdyn, mod) {
       });
 
   mod.def(
-      "load", [](const std::string& path) { return PyModel{loopdyn::loadModel(path), path}; }, py::arg("path"),
-      "Reads and compiles a model file; ModelError lists every problem as file:line:col.");
+      "load", [](const std::string& path) { return warnedModel(loopdyn::loadModel(path), path); }, py::arg("path"),
+      "Reads and compiles a model file; ModelError lists every problem as file:line:col; what looks wrong but "
+      "is not an error (an angle that looks like degrees) is a UserWarning.");
   // the library's request, field by field (its checks are the library's, as the CLI's)
   py::class_<loopdyn::SimulationRequest>(mod, "_Request", "loopdyn::SimulationRequest (loopdyn.hpp)")
       .def(py::init<>())

@@ -51,6 +51,7 @@ void printStructure(std::ostringstream& os, const AnalysisResults& res) {
   os << "model        " << (model.name().empty() ? res.path : model.name()) << " (" << model.dimension() << "D, "
      << res.path << ")\n";
   if (!model.description().empty()) os << "             " << model.description() << '\n';
+  if (const std::string units = unitsText(model.units()); !units.empty()) os << "units        " << units << '\n';
   os << "size         " << r.bodies << " bodies, n = " << r.n << " velocity coordinates, m = " << r.m
      << " holonomic equations (" << r.drivers << " from drivers), h = " << r.h << " nonholonomic\n";
   os << "assembly     converged in " << res.assembly.iterations << " Newton iterations, relative residual "
@@ -445,6 +446,9 @@ void writeAnalysis(io::TreeWriter& w, const AnalysisResults& res) {
   w.key("model").value(model.name());
   w.key("file").value(res.path);
   w.key("dimension").value(model.dimension());
+  w.key("units");
+  writeUnits(w, model.units());
+  w.key("model_warnings").array(model.warnings());
   writeRankJson(w, model, res.rank);
   w.key("characteristic_length").value(model.characteristicLength());
   writeAssemblyJson(w, model, res.assembly);

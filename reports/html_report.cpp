@@ -1,5 +1,8 @@
 #include "html_report.hpp"
 
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -80,7 +83,54 @@ void writePoint(io::TreeWriter& w, const Vec3& p) {
   w.endArray();
 }
 
-/// The mechanism's drawing: bodies with their markers (body frame), the pairs' points, ground's.
+void writeMatrix(io::TreeWriter& w, const Mat3& m) {
+  w.beginArray();
+  for (int i = 0; i < 3; ++i) writePoint(w, m.row(i).transpose());
+  w.endArray();
+}
+
+/// The box of the body's mass and rotational inertia (body frame): sides a, b, c along the
+/// principal axes with I_1 = m (b^2 + c^2) / 12 and so on, so a^2 = 6 (I_2 + I_3 - I_1) / m.
+void writeInertiaBox(io::TreeWriter& w, const Body& body, int dimension) {
+  Eigen::SelfAdjointEigenSolver<Mat3> eigen(body.inertia);
+  const Vec3 I = dimension == 2 ? Vec3::Constant(body.inertia(2, 2)) : Vec3(eigen.eigenvalues());
+  Vec3 sides;
+  for (int k = 0; k < 3; ++k)
+    sides(k) = std::sqrt(std::max(0.0, 6 * (I.sum() - 2 * I(k)) / body.mass));
+  w.key("box");
+  writePoint(w, sides);
+  Mat3 axes = dimension == 2 ? Mat3::Identity() : Mat3(eigen.eigenvectors());
+  if (axes.determinant() < 0) axes.col(2) *= -1;  // a rotation, not a reflection
+  w.key("box_axes");
+  writeMatrix(w, axes);
+}
+
+/// The force elements the view draws: spring-dampers between their markers, body loads at theirs.
+void writeForces(io::TreeWriter& w, const Model& model) {
+  w.key("forces").beginArray();
+  for (const Force& f : model.forces()) {
+    if (f.spec.type == ForceType::JointEffort) continue;  // (acts inside its joint)
+    w.beginObject();
+    w.key("name").value(f.spec.name);
+    w.key("type").value(f.spec.type == ForceType::SpringDamper ? "spring_damper" : "body_load");
+    w.key("body").value(static_cast<int>(f.first.body));
+    w.key("point");
+    writePoint(w, f.first.position);
+    if (f.spec.type == ForceType::SpringDamper) {
+      w.key("body2").value(static_cast<int>(f.second.body));
+      w.key("point2");
+      writePoint(w, f.second.position);
+    } else {
+      w.key("direction");  // world axes
+      writePoint(w, f.spec.force.norm() > 0 ? Vec3(f.spec.force.normalized()) : Vec3::Zero());
+    }
+    w.endObject();
+  }
+  w.endArray();
+}
+
+/// The mechanism's drawing: bodies with their markers (body frame) and inertia boxes, the pairs'
+/// points, types and axes (their first marker's z, body frame), force elements, ground's points.
 void writeModel(io::TreeWriter& w, const Model& model, const std::vector<bool>& pair_unique) {
   w.key("model").beginObject();
   w.key("name").value(model.name());
@@ -92,6 +142,7 @@ void writeModel(io::TreeWriter& w, const Model& model, const std::vector<bool>& 
     w.key("markers").beginArray();
     for (const MarkerFrame& m : body.markers) writePoint(w, m.position);
     w.endArray();
+    writeInertiaBox(w, body, model.dimension());
     w.endObject();
   }
   w.endArray();
@@ -105,6 +156,9 @@ void writeModel(io::TreeWriter& w, const Model& model, const std::vector<bool>& 
     w.key("body").value(static_cast<int>(pair.first.body));
     w.key("point");
     writePoint(w, pair.first.position);
+    w.key("type").value(pair.type);
+    w.key("axis");
+    writePoint(w, pair.first.orientation.col(2));
     w.key("unique").value(p < pair_unique.size() ? static_cast<bool>(pair_unique[p]) : true);
     w.endObject();
     if (pair.first.body == kGround) ground.push_back(pair.first.position);
@@ -115,6 +169,7 @@ void writeModel(io::TreeWriter& w, const Model& model, const std::vector<bool>& 
   w.key("ground").beginArray();
   for (const Vec3& p : ground) writePoint(w, p);
   w.endArray();
+  writeForces(w, model);
   w.endObject();
 }
 
@@ -196,12 +251,14 @@ std::string htmlReport(const ReportInput& in, const WebLibraries& libs) {
 <input id="time" type="range" min="0" value="0" step="1"><span id="clock"></span>
 <label>speed <select id="speed"><option>0.25</option><option>0.5</option><option selected>1</option><option>2</option><option>4</option></select></label></div>
 <div class="legend"><span class="unique">&#9679; unique reaction</span><span class="nonunique">&#9679; non-unique reaction</span><span>(3D: drag to turn, wheel to zoom)</span></div>
+</div>
+<div class="side">
+<div id="plots"><div id="reactions"><label>reaction of <select id="pair"></select></label></div></div>
 <h2>Run</h2><div id="summary"></div>
 <h2>Events</h2><div id="events"></div>
 <h2>Structure</h2><div id="structure"></div>
 <h2>Reaction uniqueness</h2><div id="uniqueness"></div>
 </div>
-<div id="plots"><div id="reactions"><label>reaction of <select id="pair"></select></label></div></div>
 </div>
 <pre id="loopdyn-selftest">pending</pre>
 )";

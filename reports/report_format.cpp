@@ -2,6 +2,18 @@
 
 namespace loopdyn::reports {
 
+std::string unitsText(const Units& units) {
+  if (units.describe() == "SI") return {};
+  return units.describe() + " (converted at reading: every number here is SI, m, rad, kg, s, N)";
+}
+
+void writeUnits(io::TreeWriter& w, const Units& units) {
+  w.beginObject();
+  w.key("length").value(units.length.name).key("angle").value(units.angle.name).key("mass").value(units.mass.name);
+  w.key("time").value(units.time.name).key("force").value(units.force.name);
+  w.endObject();
+}
+
 std::string joinNames(const std::vector<std::string>& names, const char* empty) {
   if (names.empty()) return empty;
   std::string out;

@@ -12,6 +12,12 @@
 
 namespace loopdyn::reports {
 
+/// The units the model file declared, for a report's `units` line: "length mm, angle deg
+/// (converted at reading: every number here is SI, m, rad, kg, s, N)"; empty for a file in SI.
+std::string unitsText(const Units& units);
+/// The same as a JSON object of the five base units ({"length": "mm", ...}).
+void writeUnits(io::TreeWriter& w, const Units& units);
+
 /// "a, b, c", or `empty` for none.
 std::string joinNames(const std::vector<std::string>& names, const char* empty = "none");
 

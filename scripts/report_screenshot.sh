@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Regenerates docs/images/report_double_four_bar.png, the README's picture of `simulate --report`:
-# the IFToMM double four-bar over 3 s, opened in headless Chromium. Needs a build (scripts/build.sh).
+# Regenerates the README's pictures of `simulate --report`, each opened in headless Chromium at
+# 1400 x 900 (the view and the plots share the screen): docs/images/report_double_four_bar.png
+# (the IFToMM double four-bar over 3 s), report_spatial_parallelogram.png and
+# report_stewart_platform.png (1 s each: the 3D view). Needs a build (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-build/apps/loopdyn/loopdyn simulate models/double_four_bar.yaml --t-end 3 --out "$scratch/run.csv" \
-  --report "$scratch/report.html" >/dev/null
-chromium --headless --no-sandbox --enable-unsafe-swiftshader --use-angle=swiftshader --virtual-time-budget=5000 \
-  --hide-scrollbars --window-size=1600,1150 --user-data-dir="$scratch/profile" \
-  --screenshot="$(pwd)/docs/images/report_double_four_bar.png" "file://$scratch/report.html" 2>/dev/null
-echo "docs/images/report_double_four_bar.png"
+for run in double_four_bar:3 spatial_parallelogram:1 stewart_platform:1; do
+  model="${run%%:*}" t_end="${run##*:}"
+  build/apps/loopdyn/loopdyn simulate "models/$model.yaml" --t-end "$t_end" --out "$scratch/$model.csv" \
+    --report "$scratch/$model.html" >/dev/null
+  chromium --headless --no-sandbox --enable-unsafe-swiftshader --use-angle=swiftshader --virtual-time-budget=5000 \
+    --hide-scrollbars --window-size=1400,900 --user-data-dir="$scratch/profile" \
+    --screenshot="$(pwd)/docs/images/report_$model.png" "file://$scratch/$model.html" 2>/dev/null
+  echo "docs/images/report_$model.png"
+done

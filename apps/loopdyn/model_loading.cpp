@@ -15,6 +15,7 @@ std::optional<LoadedModel> loadAndAssemble(const std::string& path, int& exit_co
     const double read = seconds.lap();
     Model model = compile(std::move(spec));
     const double compiled = seconds.lap();
+    for (const std::string& warning : model.warnings()) std::cerr << warning << '\n';
     KinematicsWorkspace ws(model);
     AssemblyResult assembly = assemble(model, ws, initialState(model));
     const double assembled = seconds.lap();

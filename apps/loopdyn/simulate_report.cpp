@@ -9,6 +9,7 @@
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/io/json_writer.hpp"
 #include "event_text.hpp"
+#include "report_format.hpp"
 
 namespace loopdyn::cli {
 
@@ -115,6 +116,8 @@ std::string simulationText(const SimulationRun& run) {
   const SimulationOptions& o = run.options;
   std::ostringstream os;
   os << "loopdyn simulate: " << run.model->name() << " (" << run.model_path << ")\n";
+  if (const std::string units = reports::unitsText(run.model->units()); !units.empty())
+    os << "  units           " << units << '\n';
   for (const std::string& line : run.assembly_changes) os << "  assembly        " << line << '\n';
   os << "  formulation     " << run.formulation;
   if (run.formulation == "lagrange") {
@@ -186,6 +189,8 @@ std::string simulationJson(const SimulationRun& run) {
   w.key("failure").value(r.failure);
   if (!r.ok) w.key("failure_time").value(r.failure_time);
   w.key("model").value(run.model_path);
+  w.key("units");
+  reports::writeUnits(w, run.model->units());
   w.key("output").value(r.ok ? run.out_path : std::string());
   w.key("formulation").value(run.formulation);
   w.key("coordinates").value(run.coordinates);

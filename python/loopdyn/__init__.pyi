@@ -34,6 +34,13 @@ class Model:
     def bodies(self) -> List[str]: ...
     @property
     def pairs(self) -> List[str]: ...
+    @property
+    def units(self) -> Dict[str, str]:
+        """The units the file declared ({"length": "mm", "angle": "deg", ...}); every number loopdyn
+        gives back is SI (m, rad, kg, s, N) whatever they are."""
+    @property
+    def warnings(self) -> List[str]:
+        """What the reader warned of ("file:line:col: warning: ..."), also raised as UserWarning by load."""
     def analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e-9,
                 uniqueness_threshold: float = 1e-8, criterion: bool = False, motions: bool = False,
                 topology: bool = False, coordinates: str = "absolute", groups: Sequence[str] = (),

@@ -105,3 +105,26 @@ class Runs(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Units(unittest.TestCase):
+    """Issue 49.4: declared units read as SI, said back; numbers that look like the wrong unit warned of."""
+
+    def test_a_model_in_declared_units_gives_back_si(self):
+        si = loopdyn.load(os.path.join(DATA, "units", "arm_si.yaml"))
+        mm = loopdyn.load(os.path.join(DATA, "units", "arm_mm.yaml"))
+        self.assertEqual(si.units["length"], "m")
+        self.assertEqual(mm.units, {"length": "mm", "angle": "deg", "mass": "g", "time": "ms", "force": "kN"})
+        self.assertEqual(mm.analyze()["units"]["angle"], "deg")
+        a, b = loopdyn.simulate(si, t_end=0.1), loopdyn.simulate(mm, t_end=0.1)
+        self.assertTrue(a.ok and b.ok, a.failure + b.failure)
+        for name in ("a.x", "a.phi", "s.vx", "O@a.Fx", "energy.kinetic"):
+            self.assertTrue(abs(a[name] - b[name]).max() <= 1e-8 * (1 + abs(a[name]).max()), name)
+
+    def test_an_angle_that_looks_like_degrees_is_a_user_warning(self):
+        text = PENDULUM.format(name="p", body="arm").replace("position: [0.5, 0], ", "position: [0.5, 0], angle: 90, ")
+        with self.assertWarns(UserWarning) as caught:
+            model = loopdyn.Model.from_yaml(text, "p.yaml")
+        self.assertIn("p.yaml:6:", str(caught.warning))
+        self.assertIn("looks like degrees", str(caught.warning))
+        self.assertEqual(len(model.warnings), 1)

@@ -84,12 +84,24 @@
         o.forEach((p, k) => { const [x, y] = px(toWorld(b, p, i)); if (k === 0) g.moveTo(x, y); else g.lineTo(x, y); });
         g.stroke();
       });
+      // spring-dampers as zigzags between their markers
+      g.lineWidth = 1.5; g.strokeStyle = '#333';
+      for (const f of M.forces) {
+        if (f.type !== 'spring_damper') continue;
+        const [ax, ay] = px(toWorld(f.body, f.point, i)), [bx, by] = px(toWorld(f.body2, f.point2, i));
+        const dx = bx - ax, dy = by - ay, l = Math.hypot(dx, dy) || 1, nx = -dy / l * 6, ny = dx / l * 6;
+        g.beginPath(); g.moveTo(ax, ay);
+        for (let k = 1; k < 12; ++k) { const s = 0.1 + 0.8 * k / 12, side = k % 2 ? 1 : -1; g.lineTo(ax + s * dx + side * nx, ay + s * dy + side * ny); }
+        g.lineTo(bx, by); g.stroke();
+      }
       for (const j of M.joints) {
         const [x, y] = px(toWorld(j.body, j.point, i));
         g.fillStyle = j.unique ? '#2a9d2a' : '#d62728';
         g.beginPath(); g.arc(x, y, 5, 0, 2 * Math.PI); g.fill();
       }
     };
+    selftest.scene = { bodies: outlines.length, joints: M.joints.length,
+      forces: M.forces.filter((f) => f.type === 'spring_damper').length };
     countPixels = () => {
       const d = g.getImageData(0, 0, canvas.width, canvas.height).data;
       let n = 0;
@@ -139,36 +151,127 @@
       orbit.distance *= Math.exp(0.001 * e.deltaY);
       place(); draw(current);
     }, { passive: false });
-    const lines = outlines.map((o, b) => {
-      const geometry = new THREE.BufferGeometry();
-      geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * o.length), 3));
-      const line = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: colours[b % colours.length] }));
-      scene.add(line);
-      return line;
+    // light, so that the solids read as solids
+    scene.add(new THREE.AmbientLight(0xffffff, 1.6));
+    const sun = new THREE.DirectionalLight(0xffffff, 2.2);
+    sun.position.copy(target).addScaledVector(camera.up, 3 * span).add(new THREE.Vector3(span, 2 * span, 0.5 * span));
+    scene.add(sun);
+    const counts = { bodies: 0, joints: 0, forces: 0 };
+    const v3 = (p) => new THREE.Vector3(p[0], p[1], p[2]);
+    const yAxis = new THREE.Vector3(0, 1, 0);
+    const along = (mesh, direction) => { if (direction.lengthSq() > 0) mesh.quaternion.setFromUnitVectors(yAxis, direction.clone().normalize()); return mesh; };
+    // the ground plane below the motion (perpendicular to up), the world axes at the origin
+    const up = camera.up.clone();
+    let lowest = Infinity;
+    for (const x of [lo[0], hi[0]]) for (const y of [lo[1], hi[1]]) for (const z of [lo[2], hi[2]]) lowest = Math.min(lowest, up.dot(v3([x, y, z])));
+    const grid = new THREE.GridHelper(3 * span, 24, 0xb8b8b8, 0xdedede);
+    along(grid, up);
+    grid.position.copy(target).addScaledVector(up, lowest - up.dot(target) - 0.05 * span);
+    scene.add(grid);
+    scene.add(new THREE.AxesHelper(0.2 * span));
+    const thick = 0.01 * span;
+    // a capsule from a to b
+    const rod = (a, b, radius, material) => {
+      const d = v3(b).sub(v3(a));
+      const mesh = new THREE.Mesh(new THREE.CapsuleGeometry(radius, d.length(), 4, 12), material);
+      mesh.position.copy(v3(a)).addScaledVector(d, 0.5);
+      return along(mesh, d);
+    };
+    // bodies: a group in the body frame, moved by the body's pose: capsules along the outline of its
+    // markers, and the box of its mass and inertia where the markers draw no outline
+    const bodies = M.bodies.map((body, b) => {
+      const group = new THREE.Group();
+      const material = new THREE.MeshLambertMaterial({ color: colours[b % colours.length] });
+      const o = outlines[b];
+      for (let k = 0; k + 1 < o.length; ++k)
+        if (v3(o[k]).distanceTo(v3(o[k + 1])) > 1e-9 * span) group.add(rod(o[k], o[k + 1], thick, material));
+      if (body.markers.length < 2 || group.children.length === 0) {
+        const s = body.box.map((x) => Math.min(Math.max(x, 2 * thick), 0.5 * span));
+        const box = new THREE.Mesh(new THREE.BoxGeometry(s[0], s[1], s[2]), material);
+        const a = body.box_axes;  // its columns: the principal axes in the body frame
+        box.quaternion.setFromRotationMatrix(new THREE.Matrix4().set(a[0][0], a[0][1], a[0][2], 0, a[1][0], a[1][1],
+          a[1][2], 0, a[2][0], a[2][1], a[2][2], 0, 0, 0, 0, 1));
+        group.add(box);
+      }
+      scene.add(group);
+      if (group.children.length > 0) ++counts.bodies;
+      return group;
     });
-    const radius = 0.02 * span;
-    const joints = M.joints.map((j) => {
-      const mesh = new THREE.Mesh(new THREE.SphereGeometry(radius, 12, 8),
-        new THREE.MeshBasicMaterial({ color: j.unique ? 0x2a9d2a : 0xd62728 }));
-      scene.add(mesh);
+    // joints as their type, on their first marker's body, along its axis; green unique, red not
+    const jointMesh = (j) => {
+      const material = new THREE.MeshLambertMaterial({ color: j.unique ? 0x2a9d2a : 0xd62728 });
+      const r = 2.4 * thick, axis = v3(j.axis);
+      let mesh;
+      if (j.type === 'revolute' || j.type === 'cylindrical')
+        mesh = along(new THREE.Mesh(new THREE.CylinderGeometry(r, r, (j.type === 'revolute' ? 6 : 12) * thick, 20), material), axis);
+      else if (j.type === 'prismatic')
+        mesh = along(new THREE.Mesh(new THREE.BoxGeometry(1.6 * r, 12 * thick, 1.6 * r), material), axis);
+      else if (j.type === 'universal') {
+        mesh = new THREE.Group();
+        mesh.add(along(new THREE.Mesh(new THREE.CylinderGeometry(0.6 * r, 0.6 * r, 6 * thick, 12), material), axis));
+        const across = new THREE.Vector3(1, 0, 0).cross(axis).lengthSq() > 1e-6 ? new THREE.Vector3(1, 0, 0).cross(axis) : new THREE.Vector3(0, 1, 0).cross(axis);
+        mesh.add(along(new THREE.Mesh(new THREE.CylinderGeometry(0.6 * r, 0.6 * r, 6 * thick, 12), material), across));
+      } else if (j.type === 'fixed')
+        mesh = new THREE.Mesh(new THREE.BoxGeometry(2 * r, 2 * r, 2 * r), material);
+      else
+        mesh = new THREE.Mesh(new THREE.SphereGeometry(1.3 * r, 20, 14), material);  // spherical and the rest
+      mesh.position.copy(v3(j.point));
+      (j.body >= 0 ? bodies[j.body] : scene).add(mesh);
+      ++counts.joints;
       return mesh;
-    });
+    };
+    M.joints.forEach(jointMesh);
+    // ground's points: a dark base plate under each, across up
     for (const p of M.ground) {
-      const mesh = new THREE.Mesh(new THREE.BoxGeometry(2 * radius, 2 * radius, 2 * radius),
-        new THREE.MeshBasicMaterial({ color: 0x555555 }));
-      mesh.position.set(p[0], p[1], p[2]);
+      const mesh = along(new THREE.Mesh(new THREE.BoxGeometry(7 * thick, 1.2 * thick, 7 * thick),
+        new THREE.MeshLambertMaterial({ color: 0x555555 })), up);
+      mesh.position.copy(v3(p)).addScaledVector(up, -3.5 * thick);
       scene.add(mesh);
     }
+    // force elements: a spring-damper as a coil between its markers, a body load as an arrow
+    const coilPoints = 160, turns = 8;
+    const forces = M.forces.map((f) => {
+      ++counts.forces;
+      if (f.type === 'spring_damper') {
+        const geometry = new THREE.BufferGeometry();
+        geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * coilPoints), 3));
+        const line = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: 0x333333 }));
+        scene.add(line);
+        return line;
+      }
+      const arrow = new THREE.ArrowHelper(v3(f.direction).lengthSq() > 0 ? v3(f.direction) : up.clone().negate(),
+        new THREE.Vector3(), 0.2 * span, 0xe08000);
+      scene.add(arrow);
+      return arrow;
+    });
+    const coil = (line, a, b) => {
+      const d = b.clone().sub(a), n = d.clone().normalize();
+      const e1 = new THREE.Vector3(1, 0, 0).cross(n);
+      if (e1.lengthSq() < 1e-6) e1.set(0, 1, 0).cross(n);
+      e1.normalize();
+      const e2 = n.clone().cross(e1), radius = 1.5 * thick, p = line.geometry.attributes.position;
+      for (let k = 0; k < coilPoints; ++k) {
+        const s = k / (coilPoints - 1), angle = 2 * Math.PI * turns * s;
+        const wind = s < 0.1 || s > 0.9 ? 0 : radius;  // straight ends
+        const q = a.clone().addScaledVector(d, s).addScaledVector(e1, wind * Math.cos(angle)).addScaledVector(e2, wind * Math.sin(angle));
+        p.setXYZ(k, q.x, q.y, q.z);
+      }
+      p.needsUpdate = true;
+      line.geometry.computeBoundingSphere();
+    };
     draw = (i) => {
-      lines.forEach((line, b) => {
-        const a = line.geometry.attributes.position;
-        outlines[b].forEach((p, k) => { const w = toWorld(b, p, i); a.setXYZ(k, w[0], w[1], w[2]); });
-        a.needsUpdate = true;
-        line.geometry.computeBoundingSphere();
+      bodies.forEach((group, b) => {
+        const c = bodyColumns[b].map((k) => D.data[k][i]);
+        group.position.set(c[0], c[1], c[2]);
+        group.quaternion.set(c[4], c[5], c[6], c[3]);  // (x, y, z, w)
       });
-      joints.forEach((mesh, k) => { const w = toWorld(M.joints[k].body, M.joints[k].point, i); mesh.position.set(w[0], w[1], w[2]); });
+      M.forces.forEach((f, k) => {
+        if (f.type === 'spring_damper') coil(forces[k], v3(toWorld(f.body, f.point, i)), v3(toWorld(f.body2, f.point2, i)));
+        else forces[k].position.copy(v3(toWorld(f.body, f.point, i)));
+      });
       renderer.render(scene, camera);
     };
+    selftest.scene = counts;
     countPixels = () => {
       const gl = renderer.getContext();
       const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
@@ -218,7 +321,7 @@
     })));
     const data = [T].concat(present.map((n) => D.data[column(n)]));
     const u = new uPlot({
-      title, width: 720, height: 220, series, plugins: [marks],
+      title, width: Math.max(440, Math.min(720, box.clientWidth)), height: 200, series, plugins: [marks],
       cursor: { sync: { key: 'loopdyn' } },
       scales: { x: { time: false } },
       // small magnitudes (violations: 1e-9 and less) in exponent form, not rounded to 0

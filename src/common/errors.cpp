@@ -31,7 +31,9 @@ std::string printable(const std::string& text) {
   return out;
 }
 
-std::string Diagnostic::str() const { return printable(where.str()) + ": error: " + printable(message); }
+std::string Diagnostic::str(const char* kind) const {
+  return printable(where.str()) + ": " + kind + ": " + printable(message);
+}
 
 namespace {
 std::string joinDiagnostics(const std::vector<Diagnostic>& diagnostics) {

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "loopdyn/common/spelling.hpp"
+#include "loopdyn/model/units.hpp"
 #include "loopdyn/spatial/rotation.hpp"
 
 namespace loopdyn::io {
@@ -42,6 +43,18 @@ class Reader {
     diagnostics_.push_back({at, detail::concat(args...)});
   }
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  template <typename... Args>
+  void warn(const YAML::Node& node, const Args&... args) {
+    warnings_.push_back({where(node), detail::concat(args...)});
+  }
+  template <typename... Args>
+  void warnAt(const SourceLocation& at, const Args&... args) {
+    warnings_.push_back({at, detail::concat(args...)});
+  }
+  const std::vector<Diagnostic>& warnings() const { return warnings_; }
+
+  /// The file's units (`units:`, read first); every quantity below is converted to SI with them.
+  Units units;
 
   /// Reports keys of `map` not in `allowed` (`what` names the map in the message), keys given
   /// twice (YAML lets the first win silently) and keys without a value.
@@ -93,6 +106,40 @@ class Reader {
     }
     error(node, what, ": expected a finite number, got ", describe(node));
     return false;
+  }
+
+  /// A number of quantity q in the file's units, converted to SI (an angle checked by lookLikeDegrees).
+  bool quantity(const YAML::Node& node, Quantity q, Scalar& out, const std::string& what) {
+    if (!scalar(node, out, what)) return false;
+    out *= units.factor(q);
+    if (q == Quantity::Angle) lookLikeDegrees(node, out, what);
+    return true;
+  }
+
+  /// A vector of quantity q in the file's units, converted to SI.
+  bool vectorOf(const YAML::Node& node, int dimension, Quantity q, Vec3& out, const std::string& what) {
+    if (!vector(node, dimension, out, what)) return false;
+    out *= units.factor(q);
+    return true;
+  }
+
+  /// `size` angles in the file's units, converted to radians.
+  bool angles(const YAML::Node& node, int size, std::vector<Scalar>& out, const std::string& what) {
+    if (!numbers(node, size, out, what)) return false;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] *= units.factor(Quantity::Angle);
+      lookLikeDegrees(node[i], out[i], what);
+    }
+    return true;
+  }
+
+  /// An angle in radians of more than a turn, written as a whole number: most likely degrees.
+  void lookLikeDegrees(const YAML::Node& node, Scalar radians, const std::string& what) {
+    if (units.angle.to_si != 1 || std::abs(radians) <= 2 * std::numbers::pi) return;
+    const std::string& text = node.Scalar();
+    if (text.find_first_of(".eE") != std::string::npos) return;
+    warn(node, what, ": ", text, " rad is more than a turn, and written as a whole number it looks like degrees; "
+         "write radians or declare `units: {angle: deg}`");
   }
 
   bool integer(const YAML::Node& node, int& out, const std::string& what) {
@@ -201,7 +248,7 @@ class Reader {
 
  private:
   std::string file_;
-  std::vector<Diagnostic> diagnostics_;
+  std::vector<Diagnostic> diagnostics_, warnings_;
 };
 
 /// A required key: reports it missing (at the map) and returns an undefined node.
@@ -242,7 +289,7 @@ bool readOrientation(Reader& r, const YAML::Node& node, Mat3& out, const std::st
   }
   std::vector<Scalar> v;
   if (has(node, "zxz")) {
-    if (!r.numbers(at(node, "zxz"), 3, v, what + ".zxz")) return false;
+    if (!r.angles(at(node, "zxz"), 3, v, what + ".zxz")) return false;
     out = rotationZXZ(v[0], v[1], v[2]);
   } else if (has(node, "quaternion")) {
     if (!r.numbers(at(node, "quaternion"), 4, v, what + ".quaternion")) return false;
@@ -258,7 +305,8 @@ bool readOrientation(Reader& r, const YAML::Node& node, Mat3& out, const std::st
     Vec3 axis;
     Scalar angle = 0;
     if (!r.direction(require(r, aa, "axis", what + ".axis_angle"), axis, what + ".axis_angle.axis")) return false;
-    if (!r.scalar(require(r, aa, "angle", what + ".axis_angle"), angle, what + ".axis_angle.angle")) return false;
+    if (!r.quantity(require(r, aa, "angle", what + ".axis_angle"), Quantity::Angle, angle, what + ".axis_angle.angle"))
+      return false;
     out = rotationAxisAngle(axis, angle);
   } else if (has(node, "matrix")) {
     const YAML::Node m = at(node, "matrix");
@@ -309,8 +357,9 @@ void readMarker(Reader& r, const YAML::Node& node, int dimension, MarkerSpec& ou
   out.where = r.where(node);
   r.name(require(r, node, "name", what), out.name, what + " name");
   const std::string label = "marker '" + out.name + "'";
-  if (has(node, "position")) r.vector(at(node, "position"), dimension, out.position, label + " position");
-  if (dimension == 2 && has(node, "angle") && r.scalar(at(node, "angle"), out.angle, label + " angle"))
+  if (has(node, "position"))
+    r.vectorOf(at(node, "position"), dimension, Quantity::Length, out.position, label + " position");
+  if (dimension == 2 && has(node, "angle") && r.quantity(at(node, "angle"), Quantity::Angle, out.angle, label + " angle"))
     out.orientation = rotationZ(out.angle);
   if (dimension == 3) {
     if (has(node, "axis") && has(node, "orientation")) {
@@ -387,14 +436,15 @@ void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
   const std::string what = "body '" + out.name + "'";
   // each value checked where it stands, so that every problem of the file is reported together
   const YAML::Node mass = require(r, node, "mass", what);
-  if (r.scalar(mass, out.mass, what + " mass"))
+  if (r.quantity(mass, Quantity::Mass, out.mass, what + " mass"))
     if (const std::string problem = massProblem(out.mass); !problem.empty()) r.error(mass, what, ": ", problem);
   const YAML::Node inertia = require(r, node, "inertia", what);
-  if (inertia.IsDefined() && !inertia.IsNull() && readInertia(r, inertia, dimension, out.inertia, what))
+  if (inertia.IsDefined() && !inertia.IsNull() && readInertia(r, inertia, dimension, out.inertia, what) &&
+      (out.inertia *= r.units.factor(Quantity::Inertia), true))
     if (const std::string problem = inertiaProblem(out.inertia, dimension); !problem.empty())
       r.error(inertia, what, ": ", problem);
-  if (has(node, "position")) r.vector(at(node, "position"), dimension, out.position, what + " position");
-  if (dimension == 2 && has(node, "angle") && r.scalar(at(node, "angle"), out.angle, what + " angle"))
+  if (has(node, "position")) r.vectorOf(at(node, "position"), dimension, Quantity::Length, out.position, what + " position");
+  if (dimension == 2 && has(node, "angle") && r.quantity(at(node, "angle"), Quantity::Angle, out.angle, what + " angle"))
     out.orientation = rotationZ(out.angle);
   if (dimension == 3 && has(node, "orientation"))
     readOrientation(r, at(node, "orientation"), out.orientation, what + " orientation");
@@ -402,13 +452,14 @@ void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
     const YAML::Node v = at(node, "velocity");
     if (r.checkMap(v, {"linear", "angular"}, what + " velocity")) {
       Vec3 value = Vec3::Zero();
-      if (has(v, "linear") && r.vector(at(v, "linear"), dimension, value, what + " velocity.linear"))
+      if (has(v, "linear") && r.vectorOf(at(v, "linear"), dimension, Quantity::Velocity, value, what + " velocity.linear"))
         out.linear_velocity = value;
       if (has(v, "angular")) {
         value.setZero();
         if (dimension == 2) {
-          if (r.scalar(at(v, "angular"), value.z(), what + " velocity.angular")) out.angular_velocity = value;
-        } else if (r.vector(at(v, "angular"), 3, value, what + " velocity.angular")) {
+          if (r.quantity(at(v, "angular"), Quantity::AngularVelocity, value.z(), what + " velocity.angular"))
+            out.angular_velocity = value;
+        } else if (r.vectorOf(at(v, "angular"), 3, Quantity::AngularVelocity, value, what + " velocity.angular")) {
           out.angular_velocity = value;
         }
       }
@@ -454,13 +505,16 @@ void readJoint(Reader& r, const YAML::Node& node, JointSpec& out) {
   }
   if (bool cut = false; has(node, "cut") && r.flag(at(node, "cut"), cut, what + " cut")) out.cut = cut;
   if (out.type == JointType::Distance) {
-    r.scalar(require(r, node, "length", what), out.length, what + " length");
+    r.quantity(require(r, node, "length", what), Quantity::Length, out.length, what + " length");
   } else if (has(node, "length")) {
     r.error(at(node, "length"), what, ": 'length' is only for distance joints");
   }
 }
 
-void readProfile(Reader& r, const YAML::Node& node, Profile& out, const std::string& owner) {
+/// A profile of quantity `value` over time, converted to SI: its values (a polynomial's c_k in
+/// value / time^k), its times, a sine's frequency (per time) and phase (an angle).
+void readProfile(Reader& r, const YAML::Node& node, Profile& out, const std::string& owner, Quantity value_quantity) {
+  const Scalar Q = r.units.factor(value_quantity), T = r.units.factor(Quantity::Time);
   const std::string what = owner + " profile";
   if (!node.IsMap()) {
     r.error(node, what, ": expected a mapping with a 'type'");
@@ -472,18 +526,20 @@ void readProfile(Reader& r, const YAML::Node& node, Profile& out, const std::str
   if (type == "constant") {
     if (!r.checkMap(node, {"type", "value"}, what)) return;
     Scalar value = 0;
-    if (r.scalar(require(r, node, "value", what), value, what + " value")) out = Profile::constant(value);
+    if (r.scalar(require(r, node, "value", what), value, what + " value")) out = Profile::constant(Q * value);
   } else if (type == "polynomial") {
     if (!r.checkMap(node, {"type", "coefficients"}, what)) return;
-    if (r.numbers(require(r, node, "coefficients", what), -1, v, what + " coefficients"))
+    if (r.numbers(require(r, node, "coefficients", what), -1, v, what + " coefficients")) {
+      for (std::size_t k = 0; k < v.size(); ++k) v[k] *= Q / std::pow(T, static_cast<Scalar>(k));
       out = Profile::polynomial(v);
+    }
   } else if (type == "sine") {
     if (!r.checkMap(node, {"type", "offset", "amplitude", "frequency", "phase"}, what)) return;
     Scalar offset = 0, amplitude = 0, frequency = 0, phase = 0;
-    bool ok = r.scalar(require(r, node, "amplitude", what), amplitude, what + " amplitude");
-    ok = r.scalar(require(r, node, "frequency", what), frequency, what + " frequency") && ok;
-    if (has(node, "offset")) ok = r.scalar(at(node, "offset"), offset, what + " offset") && ok;
-    if (has(node, "phase")) ok = r.scalar(at(node, "phase"), phase, what + " phase") && ok;
+    bool ok = r.quantity(require(r, node, "amplitude", what), value_quantity, amplitude, what + " amplitude");
+    ok = r.quantity(require(r, node, "frequency", what), Quantity::Frequency, frequency, what + " frequency") && ok;
+    if (has(node, "offset")) ok = r.quantity(at(node, "offset"), value_quantity, offset, what + " offset") && ok;
+    if (has(node, "phase")) ok = r.quantity(at(node, "phase"), Quantity::Angle, phase, what + " phase") && ok;
     if (ok) out = Profile::sine(offset, amplitude, frequency, phase);
   } else if (type == "table") {
     if (!r.checkMap(node, {"type", "t", "value"}, what)) return;
@@ -502,6 +558,8 @@ void readProfile(Reader& r, const YAML::Node& node, Profile& out, const std::str
         return;
       }
     }
+    for (Scalar& x : t) x *= T;
+    for (Scalar& x : v) x *= Q;
     out = Profile::table(t, v);
   } else {
     r.error(at(node, "type"), what, ": unknown profile type '", type, "'",
@@ -545,10 +603,18 @@ void readDriver(Reader& r, const YAML::Node& node, const std::vector<JointSpec>&
     out.target = coordinate == "translation" ? DriverTarget::JointTranslation : DriverTarget::JointRotation;
   }
   const YAML::Node profile = require(r, node, "profile", what);
-  if (profile.IsDefined() && !profile.IsNull()) readProfile(r, profile, out.profile, what);
+  const Quantity driven = out.target == DriverTarget::JointRotation ? Quantity::Angle : Quantity::Length;
+  if (profile.IsDefined() && !profile.IsNull()) readProfile(r, profile, out.profile, what, driven);
 }
 
-void readForce(Reader& r, const YAML::Node& node, int dimension, ForceSpec& out) {
+/// What a joint effort on `joint` exerts: a force on a prismatic joint, else a torque.
+Quantity effortQuantity(const std::vector<JointSpec>& joints, const std::string& joint) {
+  for (const JointSpec& j : joints)
+    if (j.name == joint) return j.type == JointType::Prismatic ? Quantity::Force : Quantity::Torque;
+  return Quantity::Torque;  // (an unknown joint is compile()'s error)
+}
+
+void readForce(Reader& r, const YAML::Node& node, int dimension, const std::vector<JointSpec>& joints, ForceSpec& out) {
   if (!node.IsMap()) {
     r.error(node, "force: expected a mapping");
     return;
@@ -568,28 +634,30 @@ void readForce(Reader& r, const YAML::Node& node, int dimension, ForceSpec& out)
     } else if (between.IsDefined()) {
       r.error(between, what, " between: expected [body.marker, body.marker]");
     }
-    if (has(node, "stiffness")) r.scalar(at(node, "stiffness"), out.stiffness, what + " stiffness");
-    if (has(node, "damping")) r.scalar(at(node, "damping"), out.damping, what + " damping");
-    if (has(node, "free_length")) r.scalar(at(node, "free_length"), out.free_length, what + " free_length");
+    if (has(node, "stiffness")) r.quantity(at(node, "stiffness"), Quantity::Stiffness, out.stiffness, what + " stiffness");
+    if (has(node, "damping")) r.quantity(at(node, "damping"), Quantity::Damping, out.damping, what + " damping");
+    if (has(node, "free_length"))
+      r.quantity(at(node, "free_length"), Quantity::Length, out.free_length, what + " free_length");
   } else if (type == "body_load") {
     out.type = ForceType::BodyLoad;
     if (!r.checkMap(node, {"name", "type", "at", "force", "torque", "profile"}, what)) return;
     r.markerRef(require(r, node, "at", what), out.first, what + " at");
-    if (has(node, "force")) r.vector(at(node, "force"), dimension, out.force, what + " force");
+    if (has(node, "force")) r.vectorOf(at(node, "force"), dimension, Quantity::Force, out.force, what + " force");
     if (has(node, "torque")) {
       if (dimension == 2) {
-        r.scalar(at(node, "torque"), out.torque.z(), what + " torque");
+        r.quantity(at(node, "torque"), Quantity::Torque, out.torque.z(), what + " torque");
       } else {
-        r.vector(at(node, "torque"), 3, out.torque, what + " torque");
+        r.vectorOf(at(node, "torque"), 3, Quantity::Torque, out.torque, what + " torque");
       }
     }
-    if (has(node, "profile")) readProfile(r, at(node, "profile"), out.profile, what);
+    if (has(node, "profile")) readProfile(r, at(node, "profile"), out.profile, what, Quantity::Dimensionless);
   } else if (type == "joint_effort") {
     out.type = ForceType::JointEffort;
     if (!r.checkMap(node, {"name", "type", "joint", "profile"}, what)) return;
     r.text(require(r, node, "joint", what), out.joint, what + " joint");
     const YAML::Node profile = require(r, node, "profile", what);
-    if (profile.IsDefined() && !profile.IsNull()) readProfile(r, profile, out.profile, what);
+    if (profile.IsDefined() && !profile.IsNull())
+      readProfile(r, profile, out.profile, what, effortQuantity(joints, out.joint));
   } else {
     r.error(at(node, "type"), what, ": unknown force type '", type, "'",
             didYouMean(type, {"spring_damper", "body_load", "joint_effort"}));
@@ -629,11 +697,56 @@ void readList(Reader& r, const YAML::Node& root, const char* key, std::vector<It
   }
 }
 
+std::string commaSeparated(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+
+/// `units: {length: mm, angle: deg, ...}`: each key a base quantity, each value one of its units.
+void readUnits(Reader& r, const YAML::Node& node) {
+  if (!r.checkMap(node, {"length", "angle", "mass", "time", "force"}, "units")) return;
+  r.units.declared = true;
+  for (const auto& [key, unit] : {std::pair{"length", &r.units.length}, {"angle", &r.units.angle},
+                                  {"mass", &r.units.mass}, {"time", &r.units.time}, {"force", &r.units.force}}) {
+    std::string name;
+    if (!has(node, key) || !r.text(at(node, key), name, std::string("units ") + key)) continue;
+    if (const std::optional<Unit> u = unitNamed(key, name))
+      *unit = *u;
+    else
+      r.error(at(node, key), "units: unknown ", key, " unit '", name, "'", didYouMean(name, unitNames(key)),
+              " (one of ", commaSeparated(unitNames(key)), ")");
+  }
+}
+
+/// Lengths and gravity that do not fit one system of units: a model drawn in millimetres with
+/// gravity 9.81 (bodies hundreds of "metres" across), or gravity 9.81 beside declared millimetres
+/// (9.81 mm/s^2).
+void warnOfLengthsAndGravity(Reader& r, const ModelSpec& spec) {
+  const Scalar g = spec.gravity.norm(), written = g / r.units.factor(Quantity::Acceleration);
+  const SourceLocation at = spec.gravity_where.known() ? spec.gravity_where : spec.where;
+  const bool earth_as_written = written > 9.7 && written < 9.9;
+  if (earth_as_written && r.units.factor(Quantity::Acceleration) != 1) {
+    r.warnAt(at, "gravity ", written, " is read in ", r.units.length.name, "/", r.units.time.name, "^2 (", g,
+             " m/s^2); Earth's gravity in these units is ", 9.81 / r.units.factor(Quantity::Acceleration));
+    return;
+  }
+  if (!earth_as_written || r.units.length.to_si != 1) return;
+  // a body's own size (its markers from its origin): a long chain of small links is no mistake
+  Scalar largest = 0;
+  for (const BodySpec& b : spec.bodies)
+    for (const MarkerSpec& m : b.markers) largest = std::max(largest, m.position.norm());
+  if (largest > 100)
+    r.warnAt(at, "markers up to ", largest, " m from their body's origin beside gravity ", g,
+             " m/s^2: bodies that large are rare; a model drawn in millimetres needs `units: {length: mm}` (and "
+             "gravity in mm/s^2, 9810)");
+}
+
 ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_name) {
   ModelSpec spec;
   spec.where = {file_name, 1, 1};  // problems of the whole file point at its start
-  if (!r.checkMap(root, {"name", "description", "dimension", "gravity", "characteristic_length", "ground", "bodies",
-                         "joints", "drivers", "forces", "groups"},
+  if (!r.checkMap(root, {"name", "description", "dimension", "units", "gravity", "characteristic_length", "ground",
+                         "bodies", "joints", "drivers", "forces", "groups"},
                   "the model")) {
     return spec;
   }
@@ -650,13 +763,16 @@ ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_n
     r.error(dim, "dimension must be 2 (planar) or 3 (spatial), got ", spec.dimension);
     return spec;
   }
+  if (has(root, "units")) readUnits(r, at(root, "units"));
+  spec.units = r.units;
   if (has(root, "gravity")) {
     spec.gravity_where = r.where(at(root, "gravity"));
-    r.vector(at(root, "gravity"), spec.dimension, spec.gravity, "gravity");
+    r.vectorOf(at(root, "gravity"), spec.dimension, Quantity::Acceleration, spec.gravity, "gravity");
   }
   if (has(root, "characteristic_length")) {
     const YAML::Node node = at(root, "characteristic_length");
-    if (r.scalar(node, spec.characteristic_length, "characteristic_length") && !(spec.characteristic_length > 0))
+    if (r.quantity(node, Quantity::Length, spec.characteristic_length, "characteristic_length") &&
+        !(spec.characteristic_length > 0))
       r.error(node, "characteristic_length must be positive");
   }
   if (has(root, "ground")) {
@@ -670,8 +786,10 @@ ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_n
   readList(r, root, "joints", spec.joints, [&](const YAML::Node& n, JointSpec& j) { readJoint(r, n, j); });
   readList(r, root, "drivers", spec.drivers,
            [&](const YAML::Node& n, DriverSpec& dr) { readDriver(r, n, spec.joints, dr); });
-  readList(r, root, "forces", spec.forces, [&](const YAML::Node& n, ForceSpec& f) { readForce(r, n, d, f); });
+  readList(r, root, "forces", spec.forces,
+           [&](const YAML::Node& n, ForceSpec& f) { readForce(r, n, d, spec.joints, f); });
   readList(r, root, "groups", spec.groups, [&](const YAML::Node& n, GroupSpec& g) { readGroup(r, n, g); });
+  warnOfLengthsAndGravity(r, spec);
   return spec;
 }
 
@@ -731,6 +849,7 @@ ModelSpec parseModelText(const std::string& text, const std::string& file_name) 
     throw ModelError(found);
   }
   if (!r.diagnostics().empty()) throw ModelError(r.diagnostics());
+  spec.warnings = r.warnings();
   return spec;
 }
 

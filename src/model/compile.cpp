@@ -256,6 +256,8 @@ Model ModelCompiler::run() {
   model_.description_ = spec_.description;
   model_.dimension_ = spec_.dimension;
   model_.gravity_ = spec_.gravity;
+  model_.units_ = spec_.units;
+  for (const Diagnostic& w : spec_.warnings) model_.warnings_.push_back(w.str("warning"));
   if (spec_.dimension != 2 && spec_.dimension != 3) {
     check_.error(spec_.where, "dimension must be 2 or 3, got ", spec_.dimension);
     check_.throwIfAny();

@@ -104,6 +104,18 @@ TEST_P(HtmlReport, OpensInChromiumDrawsTheMotionAndPlotsEverySample) {
   EXPECT_EQ(selftest["errors"].size(), 0u) << YAML::Dump(selftest["errors"]);
   // the view is drawn: a 720 x 480 picture with the mechanism's lines and joints on it
   EXPECT_GT(selftest["pixels"].as<int>(), 500);
+  // every body is drawn (a solid in 3D, whatever its markers), every joint as its type, every
+  // spring-damper (and in 3D every body load) as a coil or an arrow (issue 49.7)
+  const Model model = test::loadModel(c.model);
+  int pairs = 0, forces = 0;
+  for (const Pair& p : model.pairs()) pairs += p.type != "driver";
+  for (const Force& f : model.forces())
+    forces += f.spec.type == ForceType::SpringDamper || (model.dimension() == 3 && f.spec.type == ForceType::BodyLoad);
+  const YAML::Node scene = selftest["scene"];
+  ASSERT_TRUE(scene.IsMap());
+  EXPECT_EQ(scene["bodies"].as<int>(), model.nb());
+  EXPECT_EQ(scene["joints"].as<int>(), pairs);
+  EXPECT_EQ(scene["forces"].as<int>(), forces);
 
   const int samples = selftest["samples"].as<int>();
   EXPECT_GT(samples, 100);
@@ -168,7 +180,8 @@ TEST(HtmlReportText, ACommentOpeningAScriptInNamesLeavesThePageWhole) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, HtmlReport,
-                         ::testing::Values(Case{"double_four_bar", "3", "O1"}, Case{"spatial_parallelogram", "1", "A"}),
+                         ::testing::Values(Case{"double_four_bar", "3", "O1"}, Case{"spatial_parallelogram", "1", "A"},
+                                           Case{"stewart_platform", "1", "U1"}),
                          [](const auto& info) { return std::string(info.param.model); });
 
 }  // namespace

@@ -11,6 +11,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <regex>
 
 #include "test_models.hpp"
@@ -47,6 +49,94 @@ bodies:
   EXPECT_NEAR(box.inertia(1, 1), 1, 1e-14);
   EXPECT_EQ(*box.angular_velocity, Vec3(0, 0, 4));
   EXPECT_LT((box.markers[0].orientation.col(2) - Vec3::UnitX()).norm(), 1e-15);
+}
+
+// Issue 49.4: a model written in declared units reads as the same SI model -- every quantity the
+// file can hold (positions, angles, masses, inertias, velocities, gravity, a spring's stiffness,
+// damping and free length, loads and torques, each profile's values and times) in mm, deg, g,
+// ms and kN (tests/data/units/arm_mm.yaml) against the model written in SI (arm_si.yaml).
+TEST(ModelReader, DeclaredUnitsAreConvertedToSi) {
+  const std::string units = std::string(LOOPDYN_TEST_DATA_DIR) + "/units/";
+  const ModelSpec si = io::readModelFile(units + "arm_si.yaml");
+  const ModelSpec mm = io::readModelFile(units + "arm_mm.yaml");
+  EXPECT_FALSE(si.units.declared);
+  EXPECT_EQ(mm.units.describe(), "length mm, angle deg, mass g, time ms, force kN");
+  EXPECT_TRUE(mm.warnings.empty()) << mm.warnings.front().str("warning");
+  const auto near = [](Scalar a, Scalar b) { return std::abs(a - b) <= 1e-12 * (1 + std::abs(a)); };
+  const auto nearVec = [](const Vec3& a, const Vec3& b) { return (a - b).norm() <= 1e-12 * (1 + a.norm()); };
+  EXPECT_TRUE(nearVec(si.gravity, mm.gravity)) << mm.gravity.transpose();
+  for (std::size_t b = 0; b < si.bodies.size(); ++b) {
+    const BodySpec &x = si.bodies[b], &y = mm.bodies[b];
+    EXPECT_TRUE(near(x.mass, y.mass)) << y.mass;
+    EXPECT_LE((x.inertia - y.inertia).norm(), 1e-12 * x.inertia.norm()) << y.inertia;
+    EXPECT_TRUE(nearVec(x.position, y.position)) << y.position.transpose();
+    EXPECT_TRUE(near(x.angle, y.angle)) << y.angle;
+    EXPECT_LE((x.orientation - y.orientation).norm(), 1e-12);
+    EXPECT_EQ(x.linear_velocity.has_value(), y.linear_velocity.has_value());
+    if (x.linear_velocity) {
+      EXPECT_TRUE(nearVec(*x.linear_velocity, *y.linear_velocity));
+      EXPECT_TRUE(nearVec(*x.angular_velocity, *y.angular_velocity)) << y.angular_velocity->transpose();
+    }
+    for (std::size_t k = 0; k < x.markers.size(); ++k) {
+      EXPECT_TRUE(nearVec(x.markers[k].position, y.markers[k].position));
+      EXPECT_TRUE(near(x.markers[k].angle, y.markers[k].angle));
+    }
+  }
+  const ForceSpec &spring = si.forces[0], &spring_mm = mm.forces[0];
+  EXPECT_TRUE(near(spring.stiffness, spring_mm.stiffness)) << spring_mm.stiffness;
+  EXPECT_TRUE(near(spring.damping, spring_mm.damping)) << spring_mm.damping;
+  EXPECT_TRUE(near(spring.free_length, spring_mm.free_length)) << spring_mm.free_length;
+  EXPECT_TRUE(nearVec(si.forces[3].force, mm.forces[3].force));
+  EXPECT_TRUE(nearVec(si.forces[3].torque, mm.forces[3].torque)) << mm.forces[3].torque.transpose();
+  // the profiles: a driver's sine (angles, Hz), a prismatic effort's polynomial (N), a revolute
+  // effort's constant (N m) and a load's table (its times)
+  const std::vector<std::pair<const Profile*, const Profile*>> profiles = {
+      {&si.drivers[0].profile, &mm.drivers[0].profile}, {&si.forces[1].profile, &mm.forces[1].profile},
+      {&si.forces[2].profile, &mm.forces[2].profile}, {&si.forces[3].profile, &mm.forces[3].profile}};
+  for (const auto& [a, b] : profiles)
+    for (const Scalar t : {0.0, 0.13, 0.5, 0.9}) {
+      EXPECT_TRUE(near(a->evaluate(t).f, b->evaluate(t).f)) << t << ": " << b->evaluate(t).f;
+      EXPECT_TRUE(near(a->evaluate(t).df, b->evaluate(t).df)) << t;
+    }
+}
+
+// Numbers that look like the wrong unit are warned of where they stand (not refused): an angle of
+// more than a turn written as a whole number, a body hundreds of metres across beside g = 9.81, and
+// g = 9.81 in declared millimetres; a unit loopdyn does not know is an error.
+TEST(ModelReader, NumbersThatLookLikeTheWrongUnitAreWarnedOf) {
+  std::ifstream in(std::string(LOOPDYN_TEST_DATA_DIR) + "/units/arm_si.yaml");
+  const std::string base((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+    return text.replace(text.find(from), from.size(), to);
+  };
+  const auto with = [&](const std::string& from, const std::string& to) {
+    return io::parseModel(replaced(base, from, to), "m.yaml");
+  };
+  const ModelSpec degrees = with("    angle: 0.5", "    angle: 90");
+  ASSERT_EQ(degrees.warnings.size(), 1u);
+  EXPECT_NE(degrees.warnings[0].str("warning").find("m.yaml:12:12: warning: body 'a' angle: 90 rad is more than a turn"),
+            std::string::npos)
+      << degrees.warnings[0].str("warning");
+  EXPECT_TRUE(with("    angle: 0.5", "    angle: 9.5").warnings.empty());  // written as a decimal: meant
+  EXPECT_TRUE(io::parseModel(replaced(replaced(base, "    angle: 0.5", "    angle: 90"), "dimension: 2",
+                                     "dimension: 2\nunits: {angle: deg}"),
+                            "m.yaml")
+                  .warnings.empty());
+  EXPECT_TRUE(with("[0.6, 0.1]", "[600, 100]").warnings.empty());  // far from the origin, but small
+  const ModelSpec millimetres = with("[0.3, 0]", "[300, 0]");
+  ASSERT_EQ(millimetres.warnings.size(), 1u);
+  EXPECT_NE(millimetres.warnings[0].message.find("needs `units: {length: mm}`"), std::string::npos);
+  const ModelSpec gravity = with("dimension: 2", "dimension: 2\nunits: {length: mm}");
+  ASSERT_EQ(gravity.warnings.size(), 1u);
+  EXPECT_NE(gravity.warnings[0].message.find("gravity 9.81 is read in mm/s^2 (0.00981 m/s^2)"), std::string::npos)
+      << gravity.warnings[0].message;
+  try {
+    with("dimension: 2", "dimension: 2\nunits: {length: inch}");
+    ADD_FAILURE() << "an unknown unit was read";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.yaml:3:17: error: units: unknown length unit 'inch'"), std::string::npos)
+        << e.what();
+  }
 }
 
 // A 3D marker's x-axis: the documented rule when only `axis` is given, `x_axis` when the model

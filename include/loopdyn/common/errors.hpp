@@ -43,8 +43,9 @@ struct Diagnostic {
   SourceLocation where;
   std::string message;
 
-  /// "file:line:col: error: message", the form compilers use; one line (printable).
-  std::string str() const;
+  /// "file:line:col: error: message", the form compilers use; one line (printable). `kind`
+  /// "warning" for what the reader only warns of.
+  std::string str(const char* kind = "error") const;
 };
 
 /// A model description is invalid. Carries every problem found, not just the first.

@@ -164,6 +164,10 @@ class Model {
   const std::vector<bool>& prescribedVelocities() const { return prescribed_v_; }
   /// Which bodies assembly keeps where the file puts them (`hold: true`; size nb).
   const std::vector<bool>& heldBodies() const { return held_; }
+  /// The units the model file declared (the Model's numbers are SI whatever they were).
+  const Units& units() const { return units_; }
+  /// What the reader found suspicious in the file, "file:line:col: warning: ..." each.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   friend Model compile(const ModelSpec& spec);
@@ -185,6 +189,8 @@ class Model {
   VecX initial_q_, initial_v_;
   std::vector<bool> prescribed_v_;
   std::vector<bool> held_;
+  Units units_;
+  std::vector<std::string> warnings_;
 };
 
 /// Resolves a group's names against the model. On success fills `out` and returns nothing; else

@@ -11,6 +11,7 @@
 #include "loopdyn/common/types.hpp"
 #include "loopdyn/model/joint_type.hpp"
 #include "loopdyn/model/profile.hpp"
+#include "loopdyn/model/units.hpp"
 
 namespace loopdyn {
 
@@ -128,6 +129,8 @@ struct ModelSpec {
   std::vector<GroupSpec> groups;
   SourceLocation where;          ///< the file itself
   SourceLocation gravity_where;  ///< where gravity was written (unknown when it was not)
+  Units units;                   ///< the units the file declared (its numbers are SI here already)
+  std::vector<Diagnostic> warnings;  ///< what looks wrong but is not an error (an angle in degrees, ...)
 };
 
 }  // namespace loopdyn
