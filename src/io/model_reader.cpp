@@ -43,10 +43,7 @@ class Reader {
     diagnostics_.push_back({at, detail::concat(args...)});
   }
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
-  template <typename... Args>
-  void warn(const YAML::Node& node, const Args&... args) {
-    warnings_.push_back({where(node), detail::concat(args...)});
-  }
+  /// What looks wrong but is not an error: said, and the file read as written.
   template <typename... Args>
   void warnAt(const SourceLocation& at, const Args&... args) {
     warnings_.push_back({at, detail::concat(args...)});
@@ -138,7 +135,7 @@ class Reader {
     if (units.angle.to_si != 1 || std::abs(radians) <= 2 * std::numbers::pi) return;
     const std::string& text = node.Scalar();
     if (text.find_first_of(".eE") != std::string::npos) return;
-    warn(node, what, ": ", text, " rad is more than a turn, and written as a whole number it looks like degrees; "
+    warnAt(where(node), what, ": ", text, " rad is more than a turn, and written as a whole number it looks like degrees; "
          "write radians or declare `units: {angle: deg}`");
   }
 
