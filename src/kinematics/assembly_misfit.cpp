@@ -111,11 +111,15 @@ std::optional<State> closestDriverReach(const Model& model, KinematicsWorkspace&
     const MatX C = s.row.head(model.m()).asDiagonal() * ws.C.dense().topRows(model.m()) * s.col.asDiagonal();
     const VecX Phi = s.row.head(model.m()).cwiseProduct(ws.Phi);
     const MatX J = C(joint_rows, Eigen::all), D = C(driver_rows, Eigen::all);
-    const Eigen::CompleteOrthogonalDecomposition<MatX> joints(J);
-    const VecX joint_step = joints.solve(VecX(-Phi(joint_rows)));
-    // the joints' null space: the trailing columns of the pivoted QR of J^T
-    const Eigen::ColPivHouseholderQR<MatX> qr(J.transpose());
-    const MatX N = MatX(qr.householderQ()).rightCols(J.cols() - qr.rank());
+    // the joints' minimum-norm correction and their null space (the trailing columns of the
+    // pivoted QR of J^T); a model of drivers alone has neither correction nor restriction
+    VecX joint_step = VecX::Zero(C.cols());
+    MatX N = MatX::Identity(C.cols(), C.cols());
+    if (!joint_rows.empty()) {
+      joint_step = Eigen::CompleteOrthogonalDecomposition<MatX>(J).solve(VecX(-Phi(joint_rows)));
+      const Eigen::ColPivHouseholderQR<MatX> qr(J.transpose());
+      N = MatX(qr.householderQ()).rightCols(J.cols() - qr.rank());
+    }
     // (a direction along which no driver's coordinate changes takes no part: D N may vanish
     // altogether, as at a driver's reach limit)
     const VecX y = truncatedSolve(D * N, -Phi(driver_rows) - D * joint_step, 1e-10 * std::max(Scalar{1}, D.norm()));

@@ -244,5 +244,27 @@ drivers:
                             "t = 0 s; with every joint closed the linkage comes to 1 m");
 }
 
+// A model of drivers alone (no joint) asking for a pose it cannot take: the reach is searched with
+// no joints to hold (it factorised an empty joint matrix: an assertion in Eigen, found by the
+// model fuzzer), and the words name the driver.
+TEST(Assembly, DriversAloneBeyondTheirReachAreNamed) {
+  const Model plate = compile(io::parseModel(R"(
+dimension: 2
+gravity: [0, -9.81]
+ground:
+  markers: [{name: left, position: [-1, 1]}, {name: right, position: [1, 1]}]
+bodies:
+  - {name: b, mass: 2, inertia: 0.5, markers: [{name: c, position: [0, 0]}, {name: d, position: [5.5, 0]}]}
+drivers:
+  - {name: hold_left, between: [ground.left, b.c], profile: {type: constant, value: 1.4142135623730951}}
+  - {name: hold_right, between: [ground.right, b.c], profile: {type: constant, value: 1.4142135623730951}}
+  - {name: hold_angle, between: [ground.left, b.d], profile: {type: constant, value: 1.8027756377319946}}
+)", "drivers_beyond_reach.yaml"));
+  KinematicsWorkspace ws(plate);
+  const AssemblyResult result = assemble(plate, ws, initialState(plate));
+  EXPECT_FALSE(result.converged);
+  EXPECT_NE(result.message.find("driver 'hold_angle' asks for 1.80278 m"), std::string::npos) << result.message;
+}
+
 }  // namespace
 }  // namespace loopdyn
