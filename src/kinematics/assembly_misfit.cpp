@@ -83,6 +83,9 @@ std::string misfitText(const Model& model, const KinematicsWorkspace& ws, const 
 /// The least-squares solution of A y = b of least norm, ignoring the singular values of A below
 /// `cutoff` (an absolute one: a relative threshold would invert a matrix of rounding errors).
 VecX truncatedSolve(const MatX& A, const VecX& b, Scalar cutoff) {
+  // (no unknowns -- the joints leave no freedom -- or no equations: nothing to solve, and Eigen's
+  // SVD of an empty matrix reads past it)
+  if (A.rows() == 0 || A.cols() == 0) return VecX::Zero(A.cols());
   const Eigen::JacobiSVD<MatX> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
   const VecX& sigma = svd.singularValues();
   VecX c = svd.matrixU().transpose() * b;

@@ -266,5 +266,26 @@ drivers:
   EXPECT_NE(result.message.find("driver 'hold_angle' asks for 1.80278 m"), std::string::npos) << result.message;
 }
 
+// A driver on a body the joints leave no freedom (welded to ground) asking for what it cannot
+// have: the reach search has no direction to move in (an empty least-squares problem: a
+// segmentation fault in Release), and the words name the driver.
+TEST(Assembly, ADriverOnABodyWithoutFreedomIsNamed) {
+  const Model welded = compile(io::parseModel(R"(
+dimension: 2
+ground:
+  markers: [{name: o, position: [0, 0]}, {name: p, position: [3, 0]}]
+bodies:
+  - {name: plate, mass: 1, inertia: 0.1, position: [0.5, 0], markers: [{name: a, position: [-0.5, 0]}, {name: b, position: [0.5, 0]}]}
+joints:
+  - {name: W, type: fixed, between: [ground.o, plate.a]}
+drivers:
+  - {name: reach, between: [ground.p, plate.b], profile: {type: constant, value: 0.5}}
+)", "welded.yaml"));
+  KinematicsWorkspace ws(welded);
+  const AssemblyResult result = assemble(welded, ws, initialState(welded));
+  EXPECT_FALSE(result.converged);
+  EXPECT_NE(result.message.find("driver 'reach' asks for 0.5 m"), std::string::npos) << result.message;
+}
+
 }  // namespace
 }  // namespace loopdyn
