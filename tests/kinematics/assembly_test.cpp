@@ -222,11 +222,18 @@ TEST(Assembly, ImpossibleClosureFailsNamingTheJoints) {
   EXPECT_EQ(result.message.find("(scaled)"), std::string::npos) << result.message;
 }
 
+/// The assembly of a model given as YAML text from its written state.
+AssemblyResult assembledFromText(const std::string& text, const std::string& name) {
+  const Model model = compile(io::parseModel(text, name));
+  KinematicsWorkspace ws(model);
+  return assemble(model, ws, initialState(model));
+}
+
 // A driver asking for more than the linkage reaches (issue 49.6): the words say so, with what it
 // asks for and what the linkage comes to with every joint closed -- a rod of length 1 from its
 // pivot, its tip asked to stand 1.5 m from it; a rotation driver's angle in degrees.
 TEST(Assembly, ADriverBeyondTheLinkagesReachIsNamedWithItsReach) {
-  const Model rod = compile(io::parseModel(R"(
+  const AssemblyResult result = assembledFromText(R"(
 dimension: 2
 ground:
   markers: [{name: o, position: [0, 0]}]
@@ -236,9 +243,7 @@ joints:
   - {name: O, type: revolute, between: [ground.o, rod.a]}
 drivers:
   - {name: lift, between: [ground.o, rod.b], profile: {type: constant, value: 1.5}}
-)", "overdriven.yaml"));
-  KinematicsWorkspace ws(rod);
-  const AssemblyResult result = assemble(rod, ws, initialState(rod));
+)", "overdriven.yaml");
   EXPECT_FALSE(result.converged);
   EXPECT_EQ(result.message, "the drivers ask for a pose the linkage cannot reach: driver 'lift' asks for 1.5 m at "
                             "t = 0 s; with every joint closed the linkage comes to 1 m");
@@ -248,7 +253,7 @@ drivers:
 // no joints to hold (it factorised an empty joint matrix: an assertion in Eigen, found by the
 // model fuzzer), and the words name the driver.
 TEST(Assembly, DriversAloneBeyondTheirReachAreNamed) {
-  const Model plate = compile(io::parseModel(R"(
+  const AssemblyResult result = assembledFromText(R"(
 dimension: 2
 gravity: [0, -9.81]
 ground:
@@ -259,9 +264,7 @@ drivers:
   - {name: hold_left, between: [ground.left, b.c], profile: {type: constant, value: 1.4142135623730951}}
   - {name: hold_right, between: [ground.right, b.c], profile: {type: constant, value: 1.4142135623730951}}
   - {name: hold_angle, between: [ground.left, b.d], profile: {type: constant, value: 1.8027756377319946}}
-)", "drivers_beyond_reach.yaml"));
-  KinematicsWorkspace ws(plate);
-  const AssemblyResult result = assemble(plate, ws, initialState(plate));
+)", "drivers_beyond_reach.yaml");
   EXPECT_FALSE(result.converged);
   EXPECT_NE(result.message.find("driver 'hold_angle' asks for 1.80278 m"), std::string::npos) << result.message;
 }
@@ -270,7 +273,7 @@ drivers:
 // have: the reach search has no direction to move in (an empty least-squares problem: a
 // segmentation fault in Release), and the words name the driver.
 TEST(Assembly, ADriverOnABodyWithoutFreedomIsNamed) {
-  const Model welded = compile(io::parseModel(R"(
+  const AssemblyResult result = assembledFromText(R"(
 dimension: 2
 ground:
   markers: [{name: o, position: [0, 0]}, {name: p, position: [3, 0]}]
@@ -280,9 +283,7 @@ joints:
   - {name: W, type: fixed, between: [ground.o, plate.a]}
 drivers:
   - {name: reach, between: [ground.p, plate.b], profile: {type: constant, value: 0.5}}
-)", "welded.yaml"));
-  KinematicsWorkspace ws(welded);
-  const AssemblyResult result = assemble(welded, ws, initialState(welded));
+)", "welded.yaml");
   EXPECT_FALSE(result.converged);
   EXPECT_NE(result.message.find("driver 'reach' asks for 0.5 m"), std::string::npos) << result.message;
 }
