@@ -7,14 +7,18 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "analyze_report.hpp"
 #include "event_text.hpp"
+#include "loopdyn/common/stage_clock.hpp"
+#include "loopdyn/io/output_file.hpp"
 #include "loopdyn/io/tree_writer.hpp"
 #include "loopdyn/loopdyn.hpp"
+#include "simulation_job.hpp"
 
 namespace py = pybind11;
 
@@ -115,46 +119,41 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
   return report.result();
 }
 
-py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& request) {
-  loopdyn::Trajectory run;
-  {
-    py::gil_scoped_release release;  // a long run need not hold other Python threads
-    run = loopdyn::simulateModel(m.model, request);
-  }
+/// Each column's samples as a numpy array, by name.
+py::dict columnArrays(const std::vector<std::string>& names, const std::vector<std::vector<double>>& rows) {
   py::dict columns;
-  for (std::size_t j = 0; j < run.columns.size(); ++j) {
-    py::array_t<double> values(run.values.rows());
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    py::array_t<double> values(static_cast<py::ssize_t>(rows.size()));
     auto out = values.mutable_unchecked<1>();
-    for (Eigen::Index i = 0; i < run.values.rows(); ++i) out(i) = run.values(i, static_cast<Eigen::Index>(j));
-    columns[py::str(run.columns[j])] = values;
+    for (std::size_t i = 0; i < rows.size(); ++i) out(static_cast<py::ssize_t>(i)) = rows[i][j];
+    columns[py::str(names[j])] = values;
   }
-  py::list passages;
-  for (const loopdyn::SingularPassage& p : run.result.passages) passages.append(p.t);
+  return columns;
+}
+
+/// What loopdyn.Simulation holds of a run (python/loopdyn/__init__.py).
+py::dict simulationFields(const loopdyn::Model& model, const loopdyn::SimulationResult& result) {
   py::dict out;
-  out["ok"] = run.result.ok;
-  out["status"] = loopdyn::runStatusName(run.result.status);
-  out["failure"] = run.result.failure;
-  out["failure_time"] = run.result.failure_time;
-  out["formulation"] = run.formulation;
-  out["columns"] = columns;
-  out["non_unique"] = run.non_unique;
+  out["ok"] = result.ok;
+  out["status"] = loopdyn::runStatusName(result.status);
+  out["failure"] = result.failure;
+  out["failure_time"] = result.failure_time;
   // every event as the CLI's JSON writes it (kind, t, text and its kind's fields), as a dict
   PythonObjectWriter events;
   events.beginArray();
-  for (const loopdyn::RunEvent& e : run.result.events) loopdyn::reports::writeEvent(events, m.model, e);
+  for (const loopdyn::RunEvent& e : result.events) loopdyn::reports::writeEvent(events, model, e);
   events.endArray();
   out["events"] = events.result();
-  std::vector<std::string> warnings;
-  for (const loopdyn::RunWarning& w : run.result.warnings) warnings.push_back(loopdyn::reports::warningText(w));
-  out["warnings"] = warnings;
+  py::list passages;
+  for (const loopdyn::SingularPassage& p : result.passages) passages.append(p.t);
   out["passages"] = passages;
-  out["energy_drift"] = run.result.energy_drift_max;
-  out["energy_scale"] = run.result.energy_scale;
-  out["max_position_violation"] = run.result.max_position_violation;
-  out["max_velocity_violation"] = run.result.max_velocity_violation;
-  out["steps"] = run.result.statistics.steps;
-  out["rhs_evaluations"] = run.result.statistics.rhs_evaluations;
-  const loopdyn::RunStageSeconds& s = run.result.stage_seconds;
+  out["energy_drift"] = result.energy_drift_max;
+  out["energy_scale"] = result.energy_scale;
+  out["max_position_violation"] = result.max_position_violation;
+  out["max_velocity_violation"] = result.max_velocity_violation;
+  out["steps"] = result.statistics.steps;
+  out["rhs_evaluations"] = result.statistics.rhs_evaluations;
+  const loopdyn::RunStageSeconds& s = result.stage_seconds;
   py::dict stages;
   for (const auto& [name, seconds] : {std::pair{"start", s.start}, {"integration", s.integration}, {"samples", s.samples},
                                       {"watch", s.watch}, {"projections", s.projections},
@@ -164,6 +163,82 @@ py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& reque
   return out;
 }
 
+/// A run that did not start: the model's initial configuration cannot be assembled (nothing written).
+py::dict unassembledRun(const PyModel& m, const loopdyn::SimulationRequest& request,
+                        const loopdyn::AssemblyResult& assembly) {
+  loopdyn::resolvePoints(m.model, request.points);  // (a wrong name is the request's problem first)
+  loopdyn::SimulationResult result;
+  result.fail(loopdyn::RunStatus::StartFailed, 0, assembly.message);
+  py::dict out = simulationFields(m.model, result);
+  out["formulation"] = "";
+  out["columns"] = py::dict();
+  return out;
+}
+
+/// loopdyn.simulate: the command line's run (reports/simulation_job.hpp) with the rows kept, and
+/// the CSV and the page written when out and report name them.
+py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& request, const std::string& out_path,
+                       const std::string& report_path) {
+  if (const std::string conflict = loopdyn::reports::outputConflict(m.path, out_path, report_path, {"out", "report"});
+      !conflict.empty())
+    throw loopdyn::InvalidArgument(conflict);
+  std::optional<loopdyn::reports::SimulationJob> job;
+  {
+    py::gil_scoped_release release;  // a long run need not hold other Python threads
+    loopdyn::LapTimer clock;
+    loopdyn::KinematicsWorkspace ws(m.model);
+    const loopdyn::AssemblyResult assembly = loopdyn::assemble(m.model, ws, loopdyn::initialState(m.model));
+    if (!assembly.converged) {
+      py::gil_scoped_acquire acquire;
+      return unassembledRun(m, request, assembly);
+    }
+    job.emplace(m.model, assembly, loopdyn::reports::LoadSeconds{0, 0, clock.lap()},
+                loopdyn::reports::SimulationFiles{m.path, out_path, report_path}, request);
+    loopdyn::checkTrajectorySize(request, job->columns().names().size());
+    job->openOutputs();
+    job->run(true);
+    job->commit();
+  }
+  py::dict out = simulationFields(m.model, job->summary().result);
+  out["formulation"] = job->summary().formulation;
+  out["columns"] = columnArrays(job->columns().names(), job->rows());
+  out["non_unique"] = job->columns().nonUniqueNames();
+  out["warnings"] = job->summary().warnings;
+  PythonObjectWriter summary;  // the object `loopdyn simulate --json` prints
+  loopdyn::reports::writeSimulation(summary, job->summary());
+  out["summary"] = summary.result();
+  out["out"] = job->csvPath();
+  out["report"] = job->reportPath();
+  return out;
+}
+
+/// The library's request, field by field (its checks are the library's, as the CLI's).
+void bindRequest(py::module_& mod) {
+  py::class_<loopdyn::SimulationRequest>(mod, "_Request", "loopdyn::SimulationRequest (loopdyn.hpp)")
+      .def(py::init<>())
+      .def_readwrite("t_end", &loopdyn::SimulationRequest::t_end)
+      .def_readwrite("sample", &loopdyn::SimulationRequest::sample)
+      .def_readwrite("method", &loopdyn::SimulationRequest::method)
+      .def_readwrite("coordinates", &loopdyn::SimulationRequest::coordinates)
+      .def_readwrite("integrator", &loopdyn::SimulationRequest::integrator)
+      .def_readwrite("rtol", &loopdyn::SimulationRequest::rtol)
+      .def_readwrite("atol", &loopdyn::SimulationRequest::atol)
+      .def_readwrite("step", &loopdyn::SimulationRequest::step)
+      .def_readwrite("max_step", &loopdyn::SimulationRequest::max_step)
+      .def_readwrite("stabilization", &loopdyn::SimulationRequest::stabilization)
+      .def_readwrite("threads", &loopdyn::SimulationRequest::threads)
+      .def_readwrite("columns", &loopdyn::SimulationRequest::columns)
+      .def_readwrite("reactions", &loopdyn::SimulationRequest::reactions)
+      .def_readwrite("points", &loopdyn::SimulationRequest::points)
+      .def_readwrite("max_steps", &loopdyn::SimulationRequest::max_steps)
+      .def_readwrite("continuation", &loopdyn::SimulationRequest::continuation)
+      .def_readwrite("switching", &loopdyn::SimulationRequest::switching)
+      .def_readwrite("eliminate", &loopdyn::SimulationRequest::eliminate)
+      .def_readwrite("baumgarte_alpha", &loopdyn::SimulationRequest::baumgarte_alpha)
+      .def_readwrite("baumgarte_beta", &loopdyn::SimulationRequest::baumgarte_beta)
+      .def_readwrite("projection_tolerance", &loopdyn::SimulationRequest::projection_tolerance)
+      .def_readwrite("energy_tolerance", &loopdyn::SimulationRequest::energy_tolerance);
+}
 }  // namespace
 
 PYBIND11_MODULE(_loopdyn, mod) {
@@ -172,6 +247,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
   py::register_exception<loopdyn::ModelError>(mod, "ModelError", PyExc_ValueError);
   py::register_exception<loopdyn::InvalidArgument>(mod, "InvalidArgument", PyExc_ValueError);
   py::register_exception<AssemblyFailed>(mod, "AssemblyError", PyExc_RuntimeError);
+  py::register_exception<loopdyn::io::OutputError>(mod, "OutputError", PyExc_OSError);
 
   py::class_<PyModel>(mod, "Model", "A compiled, immutable mechanism.")
       .def_static(
@@ -222,30 +298,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
       "load", [](const std::string& path) { return warnedModel(loopdyn::loadModel(path), path); }, py::arg("path"),
       "Reads and compiles a model file; ModelError lists every problem as file:line:col; what looks wrong but "
       "is not an error (an angle that looks like degrees) is a UserWarning.");
-  // the library's request, field by field (its checks are the library's, as the CLI's)
-  py::class_<loopdyn::SimulationRequest>(mod, "_Request", "loopdyn::SimulationRequest (loopdyn.hpp)")
-      .def(py::init<>())
-      .def_readwrite("t_end", &loopdyn::SimulationRequest::t_end)
-      .def_readwrite("sample", &loopdyn::SimulationRequest::sample)
-      .def_readwrite("method", &loopdyn::SimulationRequest::method)
-      .def_readwrite("coordinates", &loopdyn::SimulationRequest::coordinates)
-      .def_readwrite("integrator", &loopdyn::SimulationRequest::integrator)
-      .def_readwrite("rtol", &loopdyn::SimulationRequest::rtol)
-      .def_readwrite("atol", &loopdyn::SimulationRequest::atol)
-      .def_readwrite("step", &loopdyn::SimulationRequest::step)
-      .def_readwrite("max_step", &loopdyn::SimulationRequest::max_step)
-      .def_readwrite("stabilization", &loopdyn::SimulationRequest::stabilization)
-      .def_readwrite("threads", &loopdyn::SimulationRequest::threads)
-      .def_readwrite("columns", &loopdyn::SimulationRequest::columns)
-      .def_readwrite("reactions", &loopdyn::SimulationRequest::reactions)
-      .def_readwrite("points", &loopdyn::SimulationRequest::points)
-      .def_readwrite("max_steps", &loopdyn::SimulationRequest::max_steps)
-      .def_readwrite("continuation", &loopdyn::SimulationRequest::continuation)
-      .def_readwrite("switching", &loopdyn::SimulationRequest::switching)
-      .def_readwrite("eliminate", &loopdyn::SimulationRequest::eliminate)
-      .def_readwrite("baumgarte_alpha", &loopdyn::SimulationRequest::baumgarte_alpha)
-      .def_readwrite("baumgarte_beta", &loopdyn::SimulationRequest::baumgarte_beta)
-      .def_readwrite("projection_tolerance", &loopdyn::SimulationRequest::projection_tolerance)
-      .def_readwrite("energy_tolerance", &loopdyn::SimulationRequest::energy_tolerance);
-  mod.def("_simulate", &simulateModel, py::arg("model"), py::arg("request"));
+  bindRequest(mod);
+  mod.def("_simulate", &simulateModel, py::arg("model"), py::arg("request"), py::arg("out") = "",
+          py::arg("report") = "");
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "loopdyn/common/check.hpp"
+#include "loopdyn/common/stage_clock.hpp"
 #include "loopdyn/sim/formulation_choice.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/ode/integrator.hpp"
@@ -48,13 +49,8 @@ SimulationOptions simulationOptions(const SimulationRequest& request, const Stat
   return options;
 }
 
-}  // namespace
-
-SimulationSetup setUpSimulation(const Model& model, const State& x0, const SimulationRequest& request) {
-  LOOPDYN_CHECK(request.threads >= 1 && request.threads <= 1024, "threads: must be from 1 to 1024");
-  LOOPDYN_CHECK(request.max_steps >= 1, "max_steps: must be 1 or more");
-  SimulationSetup setup;
-  setup.options = simulationOptions(request, x0);
+/// The formulation the request chooses, into the setup (its name, eliminated equations, ranks).
+void chooseFormulation(const Model& model, const State& x0, const SimulationRequest& request, SimulationSetup& setup) {
   FormulationChoice choice;
   choice.method = request.method;
   choice.coordinates = request.coordinates;
@@ -68,11 +64,62 @@ SimulationSetup setUpSimulation(const Model& model, const State& x0, const Simul
   setup.eliminated = std::move(built.eliminated);
   setup.options.generic_rank = built.generic_rank;
   setup.options.regular_ratio = built.generic_ratio;
+}
+
+/// The rows' columns and the uniqueness that marks them, into the setup.
+void chooseColumns(const Model& model, const State& x0, const SimulationRequest& request, const SetupNeeds& needs,
+                   std::vector<TrackedPoint> points, SimulationSetup& setup) {
+  const Formulation& formulation = *setup.formulation;
+  ColumnOptions options = columnOptionsFor(request.columns, request.reactions,
+                                           formulation.generalizedVelocityCount(model),
+                                           formulation.coordinates(model)->relative(), std::move(points));
+  options.mark_non_unique = needs.mark_non_unique;
+  setup.uniqueness = uniquenessMarks(model, x0, options, needs.every_pair);
+  setup.columns = std::make_unique<SampleColumns>(model, setup.uniqueness, options);
+  setup.options.multipliers = setup.columns->needsMultipliers();
+}
+
+}  // namespace
+
+SimulationSetup setUpSimulation(const Model& model, const State& x0, const SimulationRequest& request,
+                                const SetupNeeds& needs) {
+  LOOPDYN_CHECK(request.threads >= 1 && request.threads <= 1024, "threads: must be from 1 to 1024");
+  LOOPDYN_CHECK(request.max_steps >= 1, "max_steps: must be 1 or more");
+  std::vector<TrackedPoint> points = resolvePoints(model, request.points);  // a wrong name before any work
+  const auto stage = [&](const char* name) {
+    if (needs.stage) needs.stage(name);
+  };
+  LapTimer clock;
+  SimulationSetup setup;
+  setup.options = simulationOptions(request, x0);
+  stage("choosing the formulation: the constraints' generic rank");
+  chooseFormulation(model, x0, request, setup);
+  if (const std::optional<OptionProblem> problem = simulationOptionsProblem(setup.options, x0.t))
+    throw InvalidArgument(problem->option + ": " + problem->message);
+  setup.formulation_seconds = clock.lap();
+  stage("deciding which reactions are unique");
+  chooseColumns(model, x0, request, needs, std::move(points), setup);
+  setup.uniqueness_seconds = clock.lap();
   return setup;
 }
 
+SimulationResult runSimulation(const Model& model, SimulationSetup& setup, const State& x0,
+                               const std::function<void(double t, const std::vector<double>& row)>& on_row) {
+  std::vector<double> row;
+  return simulate(model, *setup.formulation, x0, setup.options, [&](const Sample& sample, const DynamicsWorkspace&) {
+    setup.columns->fill(model, sample, row);
+    on_row(sample.x.t, row);
+  });
+}
+
+void checkTrajectorySize(const SimulationRequest& request, std::size_t columns) {
+  const double values = std::floor(request.t_end / request.sample + 1) * static_cast<double>(columns);
+  LOOPDYN_CHECK(values <= kMaxTrajectoryValues, "sample: the trajectory would hold ", values,
+                " values, more than the ", kMaxTrajectoryValues, " kept in memory: sample less often");
+}
+
 Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
-  std::vector<TrackedPoint> points = resolvePoints(model, request.points);  // a wrong name before any work
+  resolvePoints(model, request.points);  // a wrong name before any work
   Trajectory out;
   KinematicsWorkspace kin(model);
   const AssemblyResult assembled = assemble(model, kin, initialState(model));
@@ -82,29 +129,13 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
   }
   const State& x0 = assembled.state;
   SimulationSetup setup = setUpSimulation(model, x0, request);
-  if (const std::optional<OptionProblem> problem = simulationOptionsProblem(setup.options, x0.t))
-    throw InvalidArgument(problem->option + ": " + problem->message);
-  const std::unique_ptr<Formulation>& formulation = setup.formulation;
-  SimulationOptions& options = setup.options;
-  out.formulation = std::string(formulation->name());
-
-  const ColumnOptions column_options =
-      columnOptionsFor(request.columns, request.reactions, formulation->generalizedVelocityCount(model),
-                       formulation->coordinates(model)->relative(), std::move(points));
-  const SampleColumns columns(model, uniquenessMarks(model, x0, column_options), column_options);
-  const double values = std::floor(request.t_end / request.sample + 1) * static_cast<double>(columns.names().size());
-  LOOPDYN_CHECK(values <= kMaxTrajectoryValues, "sample: the trajectory would hold ", values,
-                " values, more than the ", kMaxTrajectoryValues, " kept in memory: sample less often");
-  options.multipliers = columns.needsMultipliers();
-  out.columns = columns.names();
-  out.non_unique = columns.nonUniqueNames();
+  out.formulation = std::string(setup.formulation->name());
+  out.columns = setup.columns->names();
+  out.non_unique = setup.columns->nonUniqueNames();
+  checkTrajectorySize(request, out.columns.size());
 
   std::vector<std::vector<double>> rows;
-  std::vector<double> row;
-  out.result = simulate(model, *formulation, x0, options, [&](const Sample& sample, const DynamicsWorkspace&) {
-    columns.fill(model, sample, row);
-    rows.push_back(row);
-  });
+  out.result = runSimulation(model, setup, x0, [&](double, const std::vector<double>& row) { rows.push_back(row); });
   out.values.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(out.columns.size()));
   for (std::size_t i = 0; i < rows.size(); ++i)
     for (std::size_t j = 0; j < rows[i].size(); ++j)

@@ -9,7 +9,7 @@
 #include "number_checks.hpp"
 #include "criterion_sweep.hpp"
 #include "loopdyn/io/csv_file.hpp"
-#include "simulate_outputs.hpp"
+#include "standard_output.hpp"
 #include "exit_codes.hpp"
 #include "model_loading.hpp"
 

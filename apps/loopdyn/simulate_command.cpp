@@ -8,24 +8,16 @@
 #include <memory>
 #include <thread>
 
-#include "analyze_report.hpp"
-#include "assembly_changes.hpp"
 #include "commands.hpp"
-#include "html_report.hpp"
-#include "number_checks.hpp"
 #include "exit_codes.hpp"
-#include "loopdyn/analysis/constraint_rank.hpp"
-#include "loopdyn/analysis/reaction_uniqueness.hpp"
-#include "loopdyn/analysis/projective_criterion.hpp"
-#include "loopdyn/common/stage_clock.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/loopdyn.hpp"
-#include "loopdyn/sim/sample_columns.hpp"
 #include "model_loading.hpp"
+#include "number_checks.hpp"
 #include "progress_line.hpp"
 #include "report_format.hpp"
-#include "simulate_outputs.hpp"
-#include "simulate_report.hpp"
+#include "simulation_job.hpp"
+#include "standard_output.hpp"
 
 namespace loopdyn::cli {
 
@@ -48,109 +40,34 @@ struct SimulateOptions {
   bool mark_non_unique = false;     ///< --mark-non-unique
 };
 
-/// The formulation the options choose (setUpSimulation), with what the summary says of it;
-/// nullptr (a usage error printed) when it cannot be built.
-std::unique_ptr<Formulation> chosenFormulation(const SimulateOptions& options, const Model& model, const State& x0,
-                                               SimulationRun& run) {
-  SimulationSetup setup;
+/// The request set up for the command's files; nothing (a usage error printed) when it cannot be.
+std::optional<SimulationJob> setUpJob(const SimulateOptions& options, const LoadedModel& loaded, ProgressLine& progress) {
+  SimulationFiles files{options.model_path, options.out_path, options.report_path};
+  SetupNeeds needs;
+  needs.mark_non_unique = options.mark_non_unique;
+  needs.stage = [&](const char* stage) { progress.stage(stage); };
   try {
-    setup = setUpSimulation(model, x0, options.request);
-  } catch (const InvalidArgument& e) {
-    std::cerr << "loopdyn: error: " << inCommandLineWords(e.what()) << '\n';
-    return nullptr;
-  }
-  run.eliminated = setup.eliminated;
-  run.formulation = std::string(setup.formulation->name());
-  run.coordinates = setup.formulation->coordinates(model)->relative() ? "relative" : "absolute";
-  run.continuation = options.request.continuation;
-  run.switching = options.request.switching;
-  run.integrator = options.request.integrator;
-  run.stabilization = options.request.stabilization;
-  run.options = setup.options;
-  return std::move(setup.formulation);
-}
-
-/// The columns --columns, --reactions and --point ask for; nothing (a usage error printed) when a
-/// point cannot be resolved or the report would lack the bodies.
-std::optional<ColumnOptions> chosenColumns(const SimulateOptions& options, const Model& model,
-                                           const Formulation& formulation, bool relative) {
-  std::vector<TrackedPoint> points;
-  try {
-    points = resolvePoints(model, options.request.points);
+    return std::make_optional<SimulationJob>(loaded.model, loaded.assembly,
+                                             LoadSeconds{loaded.read_seconds, loaded.compile_seconds, loaded.assemble_seconds},
+                                             std::move(files), options.request, std::move(needs));
   } catch (const InvalidArgument& e) {
     std::cerr << "loopdyn: error: " << inCommandLineWords(e.what()) << '\n';
     return std::nullopt;
   }
-  ColumnOptions column_options = columnOptionsFor(options.request.columns, options.request.reactions,
-                                                  formulation.generalizedVelocityCount(model), relative, points);
-  column_options.mark_non_unique = options.mark_non_unique;
-  if (!options.report_path.empty() && !column_options.bodies) {
-    std::cerr << "loopdyn: error: --report draws the bodies: keep the bodies columns in --columns\n";
-    return std::nullopt;
-  }
-  return column_options;
 }
 
-/// The independent coordinates of partitioning, absolute (body velocities) or relative (joint
-/// velocities), into the summary.
-void summarizePartitioning(const Model& model, const Formulation& formulation, SimulationRun& run) {
-  const std::optional<Formulation::PartitionSummary> summary = formulation.partitionSummary();
-  if (!summary) return;
-  const std::vector<std::string> names =
-      summary->joint_coordinates ? jointCoordinateNames(model, 'v') : velocityCoordinateNames(model);
-  const auto named = [&](const std::vector<int>& set) {
-    std::vector<std::string> out;
-    for (const int i : set) out.push_back(names[static_cast<std::size_t>(i)]);
-    return out;
-  };
-  run.independent_initial = named(summary->independent_initial);
-  run.independent_final = named(summary->independent_final);
-  run.coordinate_switches = summary->switches;
-  run.eliminated = equationNames(model, formulation.eliminatedEquations());
-}
-
-/// The page of --report: the run, its samples (thinned to kReportRows) and the analysis.
-std::string reportPage(const LoadedModel& loaded, const SimulateOptions& options, const SimulationRun& run,
-                       const SampleColumns& columns, const UniquenessReport& flags,
-                       std::vector<std::vector<double>>& kept_rows, const WebLibraries& web) {
-  ReportInput report;
-  report.model = &loaded.model;
-  report.model_path = options.model_path;
-  report.columns = columns.names();
-  report.non_unique = columns.nonUniqueNames();
-  const std::size_t stride = kept_rows.size() / kReportRows + 1;
-  for (std::size_t r = 0; r < kept_rows.size(); ++r)
-    if (r % stride == 0 || r + 1 == kept_rows.size()) report.rows.push_back(std::move(kept_rows[r]));
-  for (const PairUniqueness& p : flags.pairs) report.pair_unique.push_back(p.reaction.unique());
-  report.simulation_json = simulationJson(run);
-  AnalysisSettings settings;
-  settings.uniqueness.methods = {UniquenessMethod::QR};
-  report.analysis_json = analysisJson(computeAnalysis(loaded.model, loaded.assembly, options.model_path, settings));
-  report.events = run.result.events;
-  report.failure = run.result.ok ? "" : run.result.failure;
-  return htmlReport(report, web);
-}
-
-/// The run's description from the loaded model: the files, the assembly's changes, the times of
-/// reading, compiling and assembling.
-SimulationRun describedRun(const SimulateOptions& options, const LoadedModel& loaded) {
-  SimulationRun run;
-  run.model_path = options.model_path;
-  run.out_path = options.out_path;
-  run.model = &loaded.model;
-  run.assembly_changes = assemblyChangeLines(loaded.model, loaded.assembly.state);
-  run.read_seconds = loaded.read_seconds;
-  run.compile_seconds = loaded.compile_seconds;
-  run.assemble_seconds = loaded.assemble_seconds;
-  return run;
-}
-
-/// What the summary says of the columns (and whether the run computes multipliers for them).
-void describeColumns(const SampleColumns& columns, SimulationRun& run) {
-  run.columns = static_cast<int>(columns.names().size());
-  run.non_unique_columns = columns.nonUniqueColumns();
-  run.non_unique = columns.nonUniqueNames();
-  run.options.multipliers = columns.needsMultipliers();
+/// The run's summary to standard output, then every file committed; the exit code.
+int reportAndCommit(const SimulateOptions& options, SimulationJob& job) {
+  const bool ok = job.summary().result.ok;
+  // the summary reaches standard output before anything is committed
+  std::string summary = options.json ? simulationJson(job.summary()) : simulationText(job.summary());
+  if (!options.report_path.empty() && !options.json) summary += "report       " + job.reportPath() + '\n';
+  if (!ok)
+    std::cerr << options.model_path << ": error: simulation failed: " << job.summary().result.failure
+              << "; the samples up to there are in " << job.csvPath() << '\n';
+  if (!writeStandardOutput(summary)) return kExitOutputError;
+  job.commit();
+  return ok ? kExitOk : kExitNumericalFailure;
 }
 
 void runSimulate(const SimulateOptions& options, int& exit_code) {
@@ -162,73 +79,30 @@ void runSimulate(const SimulateOptions& options, int& exit_code) {
   }
   auto loaded = loadAndAssemble(options.model_path, exit_code);
   if (!loaded) return;
-  const Model& model = loaded->model;
   const State& x0 = loaded->assembly.state;
-
-  LapTimer stage;
-  SimulationRun run = describedRun(options, *loaded);
   ProgressLine progress(x0.t, options.request.t_end, stderrIsTerminal());
-  progress.stage("choosing the formulation: the constraints' generic rank");
   exit_code = kExitUsage;
-  const std::unique_ptr<Formulation> formulation = chosenFormulation(options, model, x0, run);
-  if (!formulation) return;
-  run.setup_seconds = stage.lap();
-  if (reportOptionProblem(simulationOptionsProblem(run.options, x0.t))) return;
-  const std::optional<ColumnOptions> column_options =
-      chosenColumns(options, model, *formulation, run.coordinates == "relative");
-  if (!column_options) return;
-  // (the report's table shows every pair's uniqueness)
-  progress.stage("deciding which reactions are unique");
-  const UniquenessReport flags = uniquenessMarks(model, x0, *column_options, !options.report_path.empty());
-  run.uniqueness_seconds = stage.lap();
-  const SampleColumns columns(model, flags, *column_options);
-  describeColumns(columns, run);
+  std::optional<SimulationJob> job = setUpJob(options, *loaded, progress);
+  if (!job) return;
 
   // every output opened before the run (and the report's libraries read): a place that cannot be
   // written, or a missing setup, fails before the simulation, not after it
   exit_code = kExitOutputError;
-  WebLibraries web;
-  std::optional<SimulateOutputs> outputs;
   try {
-    if (!options.report_path.empty()) web = loadWebLibraries();
-    outputs.emplace(options.out_path, columns.names(), options.report_path);
+    job->openOutputs();
   } catch (const io::OutputError& e) {
     std::cerr << "loopdyn: error: " << (options.report_path.empty() ? "" : "--report: ") << e.what() << '\n';
     return;
   }
-
-  // samples: the CSV row (and the page's)
-  std::vector<double> row;
-  std::vector<std::vector<double>> kept_rows;  // --report
-  progress.header("loopdyn simulate: " + model.name() + " (" + options.model_path + "), " + run.formulation + ", " +
-                  options.request.integrator + ", t = " + formatNumber(x0.t) + " .. " + formatNumber(run.options.t_end) + " s");
+  progress.header("loopdyn simulate: " + loaded->model.name() + " (" + options.model_path + "), " +
+                  job->summary().formulation + ", " + options.request.integrator + ", t = " + formatNumber(x0.t) +
+                  " .. " + formatNumber(job->summary().options.t_end) + " s");
   try {
-    run.result = simulate(model, *formulation, x0, run.options, [&](const Sample& sample, const DynamicsWorkspace&) {
-      columns.fill(model, sample, row);
-      outputs->csv().writeRow(row);
-      if (!options.report_path.empty()) kept_rows.push_back(row);
-      progress.update(sample.x.t);
-    });
+    job->run(false, [&](double t) { progress.update(t); });
     progress.finish();
-    stage.lap();
-    summarizePartitioning(model, *formulation, run);
-    collectWarnings(run);
-    const bool ok = run.result.ok;
-    outputs->writeSidecar(columnsSidecar(columns.names(), columns.nonUniqueNames()));
-    if (!options.report_path.empty())
-      outputs->writeReport(reportPage(*loaded, options, run, columns, flags, kept_rows, web));
-    run.output_seconds = stage.lap();
-    // the summary reaches standard output before anything is committed
-    std::string summary = options.json ? simulationJson(run) : simulationText(run);
-    if (!options.report_path.empty() && !options.json) summary += "report       " + outputs->reportPath(ok) + '\n';
-    if (!ok)
-      std::cerr << options.model_path << ": error: simulation failed: " << run.result.failure
-                << "; the samples up to there are in " << outputs->csvPath(false) << '\n';
-    if (!writeStandardOutput(summary)) return;
-    outputs->commit(ok);
-    exit_code = ok ? kExitOk : kExitNumericalFailure;
+    exit_code = reportAndCommit(options, *job);
   } catch (const io::OutputError& e) {
-    std::cerr << "loopdyn: error: " << e.what() << '\n';  // (the temporary files go with outputs)
+    std::cerr << "loopdyn: error: " << e.what() << '\n';  // (the temporary files go with the job)
   }
 }
 

@@ -11,6 +11,7 @@
 ///   const loopdyn::Trajectory run = loopdyn::simulateModel(model, request);
 ///   // run.columns: the CLI's CSV column names; run.values: one row per sample
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@
 #include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/model/model.hpp"
+#include "loopdyn/sim/sample_columns.hpp"
 #include "loopdyn/sim/simulation.hpp"
 
 namespace loopdyn {
@@ -123,23 +125,45 @@ struct SimulationRequest {
   Scalar energy_tolerance = 0;       ///< relative energy drift a run may show (0: energyTolerance(rtol))
 };
 
-/// A request set up on an assembled model: what runs it.
-struct SimulationSetup {
-  std::unique_ptr<Formulation> formulation;
-  SimulationOptions options;             ///< not yet checked: simulationOptionsProblem (simulate() refuses)
-  std::vector<std::string> eliminated;   ///< the equations elimination removes
+/// What a door adds to a request besides the run: the header's marks, the uniqueness of every
+/// pair (a report's table), the stages as they begin (a progress line).
+struct SetupNeeds {
+  bool mark_non_unique = false;  ///< the non-unique columns' names with a trailing `*` (`--mark-non-unique`)
+  bool every_pair = false;       ///< decide every pair's uniqueness, read by a column or not (a report's table)
+  std::function<void(const char* stage)> stage;  ///< told as each stage begins (may be empty)
 };
 
-/// Every door's set-up of a request at the assembled state x0 (the CLI's, the facade's, Python's):
-/// the formulation the request chooses (sim/formulation_choice.hpp) and the simulation's options.
-/// Throws InvalidArgument for an unknown name (its field first: "integrator: ...") and for a
-/// formulation that cannot run here (why, e.g. an elimination that does not work at x0). The
-/// numbers are checked by simulationOptionsProblem, whose answer each door words as its own.
-SimulationSetup setUpSimulation(const Model& model, const State& x0, const SimulationRequest& request);
+/// A request set up on an assembled model: what runs it, and what its samples' rows hold.
+struct SimulationSetup {
+  std::unique_ptr<Formulation> formulation;
+  SimulationOptions options;             ///< checked (simulationOptionsProblem)
+  std::vector<std::string> eliminated;   ///< the equations elimination removes
+  UniquenessReport uniqueness;           ///< what decides the columns' marks (sim/sample_columns.hpp uniquenessMarks)
+  std::unique_ptr<SampleColumns> columns;  ///< the rows' columns: request.columns, .reactions, .points
+  double formulation_seconds = 0, uniqueness_seconds = 0;  ///< wall time of the two stages
+};
+
+/// Every door's set-up of a request at the assembled state x0 (the CLI's, Python's,
+/// simulateModel's): the points resolved, the formulation the request chooses
+/// (sim/formulation_choice.hpp), the simulation's options checked, the columns and their
+/// uniqueness marks. Throws InvalidArgument whose message starts with the request's field
+/// ("integrator: ...", "points: ...", "rtol: ...") for an unknown name, a number out of its range
+/// (simulationOptionsProblem) or a formulation that cannot run here (why, e.g. an elimination that
+/// does not work at x0); each door words the field as its own.
+SimulationSetup setUpSimulation(const Model& model, const State& x0, const SimulationRequest& request,
+                                const SetupNeeds& needs = {});
+
+/// Runs a set-up request from x0, each sample's row (setup.columns' values, in their order) to
+/// `on_row` with the sample's time. Never throws for numerical trouble (SimulationResult::failure).
+SimulationResult runSimulation(const Model& model, SimulationSetup& setup, const State& x0,
+                               const std::function<void(double t, const std::vector<double>& row)>& on_row);
 
 /// The values one trajectory may hold (samples x columns, 800 MB of doubles): a request for more
 /// is refused (sample less often, or write a CSV with the command line, which keeps no rows).
 inline constexpr double kMaxTrajectoryValues = 1e8;
+/// Throws InvalidArgument ("sample: ...") when the request's samples of `columns` values each
+/// would be more than kMaxTrajectoryValues (a door that keeps every row in memory asks first).
+void checkTrajectorySize(const SimulationRequest& request, std::size_t columns);
 
 /// A simulation's samples and outcome.
 struct Trajectory {

@@ -10,14 +10,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence
+import os
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
-from ._loopdyn import AssemblyError, InvalidArgument, Model, ModelError, __version__, load
+from ._loopdyn import AssemblyError, InvalidArgument, Model, ModelError, OutputError, __version__, load
 from ._loopdyn import _Request, _simulate
 
-__all__ = ["AssemblyError", "InvalidArgument", "Model", "ModelError", "Simulation", "__version__", "load", "simulate"]
+__all__ = ["AssemblyError", "InvalidArgument", "Model", "ModelError", "OutputError", "Simulation", "__version__", "load",
+           "simulate"]
 
 
 def _arrays(value):
@@ -62,7 +64,10 @@ class Simulation:
     `loopdyn simulate` writes; `non_unique` lists the reactions the model does not determine), the
     events (dicts: kind, t, text and the numbers of that kind) and singular passages, and the run's
     checks. A failed run (ok False; status the kind of failure, e.g. "singular-configuration" or
-    "energy-drift", failure_time when, failure in words) keeps its samples up to the failure."""
+    "energy-drift", failure_time when, failure in words) keeps its samples up to the failure.
+    summary is the object `loopdyn simulate --json` prints (docs/simulation.md); out and report the
+    files written ("" for none): the names asked for, or OUT.failed.csv / REPORT.failed.html when
+    the run failed, as the command line's."""
 
     ok: bool
     failure: str
@@ -81,6 +86,9 @@ class Simulation:
     steps: int = 0
     rhs_evaluations: int = 0
     stage_seconds: Dict[str, float] = field(default_factory=dict)
+    summary: Dict[str, Any] = field(default_factory=dict)
+    out: str = ""
+    report: str = ""
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.columns[name]
@@ -98,7 +106,8 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
              max_step: float = 0, continuation: bool = True, switching: bool = True,
              eliminate: Sequence[str] = (), baumgarte_alpha: float = 10, baumgarte_beta: float = 10,
              projection_tolerance: float = 0, energy_tolerance: float = 0,
-             max_steps: int = 1_000_000) -> Simulation:
+             max_steps: int = 1_000_000, out: Optional[Union[str, os.PathLike]] = None,
+             report: Optional[Union[str, os.PathLike]] = None) -> Simulation:
     """Forward dynamics from the model's assembled initial state for t_end seconds, sampled every
     `sample` seconds: the same numbers as `loopdyn simulate MODEL --t-end T_END` with the options
     of the same names (`--method METHOD --integrator INTEGRATOR --rtol RTOL --atol ATOL --sample
@@ -107,8 +116,12 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
     --switching SWITCHING --eliminate NAME ... --baumgarte-alpha A --baumgarte-beta B
     --projection-tolerance P --energy-tolerance E`); atol 0 (the default) is rtol / 100, as the
     CLI's; points ("NAME=BODY.MARKER") adds a body-fixed point's columns NAME.x ... NAME.vx ....
+    out writes the CSV and its OUT.columns.json (`--out`), report the HTML page (`--report`): the
+    same files as the command line's, committed when the run ends (a failed run's under
+    OUT.failed.csv, REPORT.failed.html); neither may replace the model file or the other.
     Raises InvalidArgument (a ValueError) for a request that cannot run, with the ranges the
-    command line enforces: the message starts with the argument's name ("rtol: must be ...")."""
+    command line enforces: the message starts with the argument's name ("rtol: must be ..."), and
+    OutputError (an OSError) naming the file that cannot be written (before the run when it can)."""
     if isinstance(columns, str):
         columns = [columns]
     if isinstance(eliminate, str):
@@ -125,4 +138,5 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
                         ("projection_tolerance", projection_tolerance), ("energy_tolerance", energy_tolerance),
                         ("max_steps", max_steps)):
         setattr(request, name, value)
-    return Simulation(**_simulate(model, request))
+    return Simulation(**_simulate(model, request, "" if out is None else os.fspath(out),
+                                  "" if report is None else os.fspath(report)))

@@ -1,4 +1,5 @@
-from typing import Any, Dict, List, Sequence
+import os
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -15,6 +16,10 @@ class AssemblyError(RuntimeError):
     """Model.analyze: the model's initial configuration cannot be assembled (a loop that does not
     close, drivers asking for a pose the linkage cannot reach); the message names the file and why.
     loopdyn.simulate does not raise it: its result has ok False and the same words in failure."""
+
+class OutputError(OSError):
+    """loopdyn.simulate's out or report cannot be written; the message names the file and why.
+    Raised before the run when the place cannot be written, and nothing is left under the name."""
 
 class Model:
     """A compiled, immutable mechanism."""
@@ -73,6 +78,9 @@ class Simulation:
     steps: int
     rhs_evaluations: int
     stage_seconds: Dict[str, float]  # the run's wall time by stage: start, integration, samples, watch, ...
+    summary: Dict[str, Any]  # the object `loopdyn simulate --json` prints
+    out: str     # the CSV written ("" for none; OUT.failed.csv when the run failed)
+    report: str  # the HTML page written ("" for none; REPORT.failed.html when the run failed)
     def __getitem__(self, name: str) -> np.ndarray: ...
     @property
     def t(self) -> np.ndarray: ...
@@ -85,4 +93,5 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
              max_step: float = 0, continuation: bool = True, switching: bool = True,
              eliminate: Sequence[str] = (), baumgarte_alpha: float = 10, baumgarte_beta: float = 10,
              projection_tolerance: float = 0, energy_tolerance: float = 0,
-             max_steps: int = 1_000_000) -> Simulation: ...
+             max_steps: int = 1_000_000, out: Optional[Union[str, os.PathLike]] = None,
+             report: Optional[Union[str, os.PathLike]] = None) -> Simulation: ...

@@ -103,9 +103,6 @@ class Runs(unittest.TestCase):
                     self.assertTrue(run.failure)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class Units(unittest.TestCase):
     """Issue 49.4: declared units read as SI, said back; numbers that look like the wrong unit warned of."""
@@ -128,3 +125,7 @@ class Units(unittest.TestCase):
         self.assertIn("p.yaml:6:", str(caught.warning))
         self.assertIn("looks like degrees", str(caught.warning))
         self.assertEqual(len(model.warnings), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -359,7 +359,7 @@ TEST(SimulateCommand, ColumnGroupsAndEveryJointsCoordinates) {
   const test::CliRun no_bodies = test::runCli("simulate " + model + " --t-end 1 --columns energy --report " +
                                               (dir / "x.html").string() + " --out " + (dir / "x.csv").string());
   EXPECT_EQ(no_bodies.exit_code, 1);
-  EXPECT_NE(no_bodies.output.find("--report draws the bodies"), std::string::npos) << no_bodies.output;
+  EXPECT_NE(no_bodies.output.find("--report: the page draws the bodies"), std::string::npos) << no_bodies.output;
 }
 
 // The efforts group has the force elements' efforts (issue 19): a spring-damper's tension equals

@@ -1,17 +1,22 @@
 #pragma once
-/// The summary of `loopdyn simulate`: what ran, how it went, how far the results can be trusted,
-/// as text for a person or one JSON object for a program. The samples themselves go to the CSV.
+/// The summary of a simulation (`loopdyn simulate`, Python's loopdyn.simulate): what ran, how it
+/// went, how far the results can be trusted, as text for a person or one JSON object for a
+/// program. The samples themselves go to the CSV.
 
 #include <string>
 #include <vector>
 
+#include "loopdyn/io/tree_writer.hpp"
 #include "loopdyn/model/model.hpp"
 #include "loopdyn/sim/simulation.hpp"
 
-namespace loopdyn::cli {
+namespace loopdyn::reports {
+
+/// What one simulation ran and how it went: the request as set up, the result, the stages' times.
 
 struct SimulationRun {
-  std::string model_path, out_path;
+  std::string model_path;
+  std::string out_path;  ///< the CSV ("" when the rows are not written: a Python run without out=)
   const Model* model = nullptr;
   std::vector<std::string> assembly_changes;  ///< assemblyChangeLines of the initial state
   std::string formulation;
@@ -44,6 +49,9 @@ std::string columnsSidecar(const std::vector<std::string>& columns, const std::v
 void collectWarnings(SimulationRun& run);
 
 std::string simulationText(const SimulationRun& run);
+/// The summary's JSON object (`loopdyn simulate --json`), into any tree (text, Python objects).
+void writeSimulation(io::TreeWriter& w, const SimulationRun& run);
+/// writeSimulation as indented JSON text, ending in a newline.
 std::string simulationJson(const SimulationRun& run);
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports

@@ -1,4 +1,4 @@
-#include "simulate_report.hpp"
+#include "simulation_summary.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,10 +11,7 @@
 #include "event_text.hpp"
 #include "report_format.hpp"
 
-namespace loopdyn::cli {
-
-// the reports' words and shapes (reports/), shared with the Python module
-using namespace reports;
+namespace loopdyn::reports {
 
 namespace {
 
@@ -70,7 +67,8 @@ void collectWarnings(SimulationRun& run) {
                             std::to_string(switches) + " elimination switches: they jump there)";
   if (run.non_unique_columns > 0)
     run.warnings.push_back(std::to_string(run.non_unique_columns) + " reaction columns are not unique (listed in " +
-                           columnsSidecarPath(run.out_path) + "): their values are " + choice +
+                           (run.out_path.empty() ? std::string("the run's non_unique") : columnsSidecarPath(run.out_path)) +
+                           "): their values are " + choice +
                            ", not determined by the rigid model");
   for (const RunWarning& w : result.warnings) run.warnings.push_back(warningText(w));
 }
@@ -116,7 +114,7 @@ std::string simulationText(const SimulationRun& run) {
   const SimulationOptions& o = run.options;
   std::ostringstream os;
   os << "loopdyn simulate: " << run.model->name() << " (" << run.model_path << ")\n";
-  if (const std::string units = reports::unitsText(run.model->units()); !units.empty())
+  if (const std::string units = unitsText(run.model->units()); !units.empty())
     os << "  units           " << units << '\n';
   for (const std::string& line : run.assembly_changes) os << "  assembly        " << line << '\n';
   os << "  formulation     " << run.formulation;
@@ -179,10 +177,9 @@ std::string simulationText(const SimulationRun& run) {
   return os.str();
 }
 
-std::string simulationJson(const SimulationRun& run) {
+void writeSimulation(io::TreeWriter& w, const SimulationRun& run) {
   const SimulationResult& r = run.result;
   const SimulationOptions& o = run.options;
-  io::JsonWriter w;
   w.beginObject();
   w.key("ok").value(r.ok);
   w.key("status").value(runStatusName(r.status));
@@ -190,7 +187,7 @@ std::string simulationJson(const SimulationRun& run) {
   if (!r.ok) w.key("failure_time").value(r.failure_time);
   w.key("model").value(run.model_path);
   w.key("units");
-  reports::writeUnits(w, run.model->units());
+  writeUnits(w, run.model->units());
   w.key("output").value(r.ok ? run.out_path : std::string());
   w.key("formulation").value(run.formulation);
   w.key("coordinates").value(run.coordinates);
@@ -253,7 +250,12 @@ std::string simulationJson(const SimulationRun& run) {
   w.endArray();
   w.key("warnings").array(run.warnings);
   w.endObject();
+}
+
+std::string simulationJson(const SimulationRun& run) {
+  io::JsonWriter w;
+  writeSimulation(w, run);
   return w.str() + "\n";
 }
 
-}  // namespace loopdyn::cli
+}  // namespace loopdyn::reports
