@@ -13,8 +13,11 @@
 #include <vector>
 
 #include "analyze_report.hpp"
+#include "criterion_sweep_report.hpp"
 #include "event_text.hpp"
 #include "loopdyn/common/stage_clock.hpp"
+#include "loopdyn/criterion_sweep.hpp"
+#include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/io/output_file.hpp"
 #include "loopdyn/io/tree_writer.hpp"
 #include "loopdyn/loopdyn.hpp"
@@ -65,23 +68,26 @@ struct AssemblyFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The model and its assembled state (analyze and simulate start from it).
+/// The model, its file's contents (a sweep compiles them again with a driver) and its file's name.
 struct PyModel {
   loopdyn::Model model;
+  loopdyn::ModelSpec spec;
   std::string path;
 };
 
 /// A model whose file the reader warned of: each warning as a Python UserWarning.
-PyModel warnedModel(loopdyn::Model model, const std::string& path) {
+PyModel warnedModel(loopdyn::ModelSpec spec, const std::string& path) {
+  loopdyn::Model model = loopdyn::compile(spec);
   for (const std::string& w : model.warnings())
     if (PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 2) < 0) throw py::error_already_set();
-  return PyModel{std::move(model), path};
+  return PyModel{std::move(model), std::move(spec), path};
 }
 
-py::object analyzeModel(const PyModel& m, int samples, const std::string& method, double threshold,
-                        double uniqueness_threshold, bool criterion, bool motions, bool topology,
-                        const std::string& coordinates, const std::vector<std::string>& groups) {
-  // the request checked before any work, in the library's words (the argument's name first)
+/// What analyze computes, checked before any work in the library's words (the argument's name
+/// first): the ranges the command line enforces (--samples, --threshold, --uniqueness-threshold).
+loopdyn::reports::AnalysisSettings analysisSettings(const PyModel& m, int samples, const std::string& method,
+                                                    double threshold, double uniqueness_threshold,
+                                                    const std::string& coordinates, const std::vector<std::string>& groups) {
   loopdyn::reports::AnalysisSettings settings;
   settings.rank.generic_samples = samples;
   settings.rank.rank_threshold = threshold;
@@ -90,12 +96,8 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
     throw loopdyn::InvalidArgument("method: expected auto, all, rank, qr, svd or nullspace, got '" + method + "'");
   settings.uniqueness.rank_threshold = threshold;
   settings.uniqueness.uniqueness_threshold = uniqueness_threshold;
-  // the ranges the command line enforces (--samples, --threshold, --uniqueness-threshold)
   for (const auto& problem : {loopdyn::rankOptionsProblem(settings.rank), loopdyn::uniquenessOptionsProblem(settings.uniqueness)})
     if (problem) throw loopdyn::InvalidArgument(problem->option + ": " + problem->message);
-  settings.criterion = criterion;
-  settings.motions = motions;
-  settings.topology = topology;
   if (coordinates != "absolute" && coordinates != "relative")
     throw loopdyn::InvalidArgument("coordinates: expected absolute or relative, got '" + coordinates + "'");
   settings.relative = coordinates == "relative";
@@ -105,13 +107,57 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
     for (std::size_t i = 1; i < problems.size(); ++i) message += "; " + problems[i];
     throw loopdyn::InvalidArgument(message);
   }
+  return settings;
+}
+
+/// The sweep `text` asks for ("JOINT.angle=FROM:TO:POINTS"), checked (InvalidArgument "sweep: ...").
+loopdyn::SweepRequest sweepRequest(const PyModel& m, const std::string& text, const std::string& csv_path) {
+  loopdyn::SweepRequest request;
+  if (const std::string problem = loopdyn::parseSweep(text, request); !problem.empty())
+    throw loopdyn::InvalidArgument("sweep: '" + text + "': " + problem);
+  if (!csv_path.empty() && loopdyn::io::sameFile(csv_path, m.path))
+    throw loopdyn::InvalidArgument("sweep_csv: '" + csv_path + "' is the model file: an output never replaces its model");
+  return request;
+}
+
+/// The sweep from the assembled state; its CSV written when csv_path names one (not yet committed).
+loopdyn::CriterionSweep sweptCriterion(const PyModel& m, const loopdyn::State& start, const loopdyn::SweepRequest& request,
+                                       const std::string& csv_path, std::optional<loopdyn::io::CsvFile>& csv) {
+  loopdyn::CriterionSweep sweep;
+  try {
+    sweep = loopdyn::sweepCriterion(m.spec, m.model, start, request);
+  } catch (const loopdyn::InvalidArgument& e) {
+    throw loopdyn::InvalidArgument("sweep: " + std::string(e.what()));
+  }
+  if (!csv_path.empty()) {
+    csv.emplace(csv_path, loopdyn::reports::sweepCsvHeader(m.model, request));
+    loopdyn::reports::writeSweepRows(*csv, m.model, sweep);
+  }
+  return sweep;
+}
+
+py::object analyzeModel(const PyModel& m, int samples, const std::string& method, double threshold,
+                        double uniqueness_threshold, bool criterion, bool motions, bool topology,
+                        const std::string& coordinates, const std::vector<std::string>& groups,
+                        const std::string& sweep, const std::string& sweep_csv) {
+  loopdyn::reports::AnalysisSettings settings =
+      analysisSettings(m, samples, method, threshold, uniqueness_threshold, coordinates, groups);
+  settings.criterion = criterion || !sweep.empty();  // (a sweep tabulates the criterion)
+  settings.motions = motions;
+  settings.topology = topology;
+  const loopdyn::SweepRequest request = sweep.empty() ? loopdyn::SweepRequest{} : sweepRequest(m, sweep, sweep_csv);
   loopdyn::reports::AnalysisResults results;
+  std::optional<loopdyn::io::CsvFile> csv;
   {
     py::gil_scoped_release release;  // a large model's analysis need not hold other Python threads
     loopdyn::KinematicsWorkspace ws(m.model);
     const loopdyn::AssemblyResult assembly = loopdyn::assemble(m.model, ws, loopdyn::initialState(m.model));
     if (!assembly.converged) throw AssemblyFailed(m.path + ": " + assembly.message);
+    std::optional<loopdyn::CriterionSweep> swept;
+    if (!sweep.empty()) swept = sweptCriterion(m, assembly.state, request, sweep_csv, csv);
     results = loopdyn::reports::computeAnalysis(m.model, assembly, m.path, settings);
+    results.sweep = std::move(swept);
+    if (csv) csv->commit();
   }
   // the object `loopdyn analyze --json` prints, as Python objects
   PythonObjectWriter report;
@@ -178,7 +224,7 @@ py::dict unassembledRun(const PyModel& m, const loopdyn::SimulationRequest& requ
 /// loopdyn.simulate: the command line's run (reports/simulation_job.hpp) with the rows kept, and
 /// the CSV and the page written when out and report name them.
 py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& request, const std::string& out_path,
-                       const std::string& report_path) {
+                       const std::string& report_path, bool mark_non_unique) {
   if (const std::string conflict = loopdyn::reports::outputConflict(m.path, out_path, report_path, {"out", "report"});
       !conflict.empty())
     throw loopdyn::InvalidArgument(conflict);
@@ -193,7 +239,8 @@ py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& reque
       return unassembledRun(m, request, assembly);
     }
     job.emplace(m.model, assembly, loopdyn::reports::LoadSeconds{0, 0, clock.lap()},
-                loopdyn::reports::SimulationFiles{m.path, out_path, report_path}, request);
+                loopdyn::reports::SimulationFiles{m.path, out_path, report_path}, request,
+                loopdyn::SetupNeeds{mark_non_unique, false, {}});
     loopdyn::checkTrajectorySize(request, job->columns().names().size());
     job->openOutputs();
     job->run(true);
@@ -252,7 +299,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
   py::class_<PyModel>(mod, "Model", "A compiled, immutable mechanism.")
       .def_static(
           "from_yaml",
-          [](const std::string& text, const std::string& name) { return warnedModel(loopdyn::modelFromYaml(text, name), name); },
+          [](const std::string& text, const std::string& name) { return warnedModel(loopdyn::io::parseModel(text, name), name); },
           py::arg("text"), py::arg("name") = "<yaml>", "A model from YAML text; ModelError names the line.")
       .def_property_readonly("name", [](const PyModel& m) { return m.model.name(); })
       .def_property_readonly("dimension", [](const PyModel& m) { return m.model.dimension(); })
@@ -287,7 +334,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
            py::arg("method") = "auto", py::arg("threshold") = loopdyn::kRankThreshold,
            py::arg("uniqueness_threshold") = loopdyn::kUniquenessThreshold, py::arg("criterion") = false,
            py::arg("motions") = false, py::arg("topology") = false, py::arg("coordinates") = "absolute",
-           py::arg("groups") = std::vector<std::string>{},
+           py::arg("groups") = std::vector<std::string>{}, py::arg("sweep") = "", py::arg("sweep_csv") = "",
            "The report of `loopdyn analyze --json` as Python objects.")
       .def("__repr__", [](const PyModel& m) {
         return "<loopdyn.Model '" + m.model.name() + "': " + std::to_string(m.model.nb()) + " bodies, n = " +
@@ -295,10 +342,10 @@ PYBIND11_MODULE(_loopdyn, mod) {
       });
 
   mod.def(
-      "load", [](const std::string& path) { return warnedModel(loopdyn::loadModel(path), path); }, py::arg("path"),
+      "load", [](const std::string& path) { return warnedModel(loopdyn::io::readModelFile(path), path); }, py::arg("path"),
       "Reads and compiles a model file; ModelError lists every problem as file:line:col; what looks wrong but "
       "is not an error (an angle that looks like degrees) is a UserWarning.");
   bindRequest(mod);
   mod.def("_simulate", &simulateModel, py::arg("model"), py::arg("request"), py::arg("out") = "",
-          py::arg("report") = "");
+          py::arg("report") = "", py::arg("mark_non_unique") = false);
 }

@@ -1,10 +1,10 @@
 #include "analyze_report.hpp"
 
 #include "loopdyn/analysis/independent_rows.hpp"
-
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
 #include "assembly_changes.hpp"
+#include "criterion_sweep_report.hpp"
 #include "relative_uniqueness_report.hpp"
 #include "report_format.hpp"
 #include "topology_report.hpp"
@@ -295,6 +295,7 @@ std::string analysisText(const AnalysisResults& res) {
   if (res.criterion) printCriterion(os, res);
   if (res.motions) printMotions(os, res);
   if (res.topology) os << topologyText(*res.model);
+  if (res.sweep) os << sweepText(*res.model, *res.sweep);
   return os.str();
 }
 
@@ -454,6 +455,10 @@ void writeAnalysis(io::TreeWriter& w, const AnalysisResults& res) {
   writeAssemblyJson(w, model, res.assembly);
   writeUniquenessJson(w, model, res.uniqueness);
   if (res.criterion) writeCriterionJson(w, model, *res.criterion);
+  if (res.sweep) {
+    w.key("criterion_sweep");
+    writeSweep(w, model, *res.sweep);
+  }
   if (res.motions) writeMotionsJson(w, model, *res.motions);
   if (res.relative) writeRelativeUniquenessJson(w, model, *res.relative, res.uniqueness);
   if (res.topology) {

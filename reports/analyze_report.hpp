@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "loopdyn/criterion_sweep.hpp"
 #include "loopdyn/loopdyn.hpp"
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/reaction_uniqueness.hpp"
@@ -25,6 +26,8 @@ struct AnalysisResults : Analysis {
   const Model* model = nullptr;
   /// With --topology: print the spanning tree, cut joints and assembly tree.
   bool topology = false;
+  /// With --sweep: the projective criterion over a driven sweep (loopdyn/criterion_sweep.hpp).
+  std::optional<CriterionSweep> sweep;
   /// The cautions (Analysis::cautions) as sentences, one each.
   std::vector<std::string> warnings;
 };

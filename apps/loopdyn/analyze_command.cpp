@@ -7,7 +7,8 @@
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "commands.hpp"
 #include "number_checks.hpp"
-#include "criterion_sweep.hpp"
+#include "criterion_sweep_report.hpp"
+#include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "standard_output.hpp"
 #include "exit_codes.hpp"
@@ -49,11 +50,11 @@ bool numbersInRange(const AnalyzeOptions& options) {
 
 /// --sweep's table, and with --csv its file written (not yet committed); false with the problem
 /// printed and exit_code set when the sweep or the file fails.
-bool sweepTable(const AnalyzeOptions& options, const LoadedModel& loaded, const SweepRequest& sweep,
-                std::vector<SweepRow>& rows, std::optional<io::CsvFile>& csv, int& exit_code) {
+bool sweepTable(const AnalyzeOptions& options, const LoadedModel& loaded, const SweepRequest& request,
+                std::optional<CriterionSweep>& sweep, std::optional<io::CsvFile>& csv, int& exit_code) {
   exit_code = kExitUsage;
   try {
-    rows = sweepCriterion(options.model_path, loaded.model, loaded.assembly.state, sweep);
+    sweep = sweepCriterion(io::readModelFile(options.model_path), loaded.model, loaded.assembly.state, request);
   } catch (const InvalidArgument& e) {
     std::cerr << "loopdyn: error: --sweep '" << options.sweep << "': " << e.what() << '\n';
     return false;
@@ -63,8 +64,8 @@ bool sweepTable(const AnalyzeOptions& options, const LoadedModel& loaded, const 
   }
   if (options.sweep_csv.empty()) return true;
   try {
-    csv.emplace(options.sweep_csv, sweepCsvHeader(loaded.model, sweep));
-    writeSweepRows(*csv, loaded.model, rows);
+    csv.emplace(options.sweep_csv, sweepCsvHeader(loaded.model, request));
+    writeSweepRows(*csv, loaded.model, *sweep);
   } catch (const io::OutputError& e) {
     std::cerr << "loopdyn: error: " << e.what() << '\n';
     exit_code = kExitOutputError;
@@ -97,9 +98,9 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   auto loaded = loadAndAssemble(options.model_path, exit_code);
   if (!loaded) return;
   const Model& model = loaded->model;
-  std::vector<SweepRow> sweep_rows;
+  std::optional<CriterionSweep> swept;
   std::optional<io::CsvFile> sweep_csv;  // committed after the report reached standard output
-  if (!options.sweep.empty() && !sweepTable(options, *loaded, sweep, sweep_rows, sweep_csv, exit_code)) return;
+  if (!options.sweep.empty() && !sweepTable(options, *loaded, sweep, swept, sweep_csv, exit_code)) return;
 
   AnalysisSettings settings;
   settings.uniqueness.methods = uniquenessMethods(model, options.method);
@@ -113,9 +114,9 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   settings.motions = options.motions;
   settings.topology = options.topology;
   settings.relative = options.coordinates == "relative";
-  const AnalysisResults results = computeAnalysis(model, loaded->assembly, options.model_path, settings);
-  std::string report = options.json ? analysisJson(results) : analysisText(results);
-  if (!sweep_rows.empty() && !options.json) report += sweepText(model, sweep, sweep_rows);
+  AnalysisResults results = computeAnalysis(model, loaded->assembly, options.model_path, settings);
+  results.sweep = std::move(swept);
+  const std::string report = options.json ? analysisJson(results) : analysisText(results);
   // the two routes to the same answer disagree: one of them is wrong, so the run is not a success
   const bool contradicted =
       results.relative && (!results.routes_disagree.empty() || !results.relative->stepsAgreeWithNullSpace());

@@ -39,9 +39,13 @@ def _arrays(value):
 
 def _analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e-9, uniqueness_threshold: float = 1e-8,
              criterion: bool = False, motions: bool = False, topology: bool = False, coordinates: str = "absolute",
-             groups: Sequence[str] = (), arrays: bool = True):
+             groups: Sequence[str] = (), sweep: Optional[str] = None,
+             sweep_csv: Optional[Union[str, os.PathLike]] = None, arrays: bool = True):
     """The report of `loopdyn analyze --json` (docs/analysis.md) as Python objects: the same keys and
     values, with numeric lists as numpy arrays (arrays=False: exactly the JSON's lists).
+    sweep ("JOINT.angle=FROM:TO:POINTS", as `--sweep`) adds the projective criterion over a driven
+    sweep of that joint coordinate (paper 003, Fig. 3; key criterion_sweep, and the criterion at the
+    configuration), sweep_csv writes it as `--csv` does.
     coordinates="relative" adds the uniqueness decided inside the DCA (paper 000; key
     relative_uniqueness), as `analyze --coordinates relative`; groups ("NAME=PAIR,PAIR,...@BODY",
     as `--group`) adds the uniqueness of those pairs' resultant on BODY. Raises InvalidArgument for
@@ -51,7 +55,7 @@ def _analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e
     if isinstance(groups, str):
         groups = [groups]
     report = self._analyze(samples, method, threshold, uniqueness_threshold, criterion, motions, topology,
-                           coordinates, list(groups))
+                           coordinates, list(groups), sweep or "", "" if sweep_csv is None else os.fspath(sweep_csv))
     return _arrays(report) if arrays else report
 
 
@@ -107,7 +111,7 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
              eliminate: Sequence[str] = (), baumgarte_alpha: float = 10, baumgarte_beta: float = 10,
              projection_tolerance: float = 0, energy_tolerance: float = 0,
              max_steps: int = 1_000_000, out: Optional[Union[str, os.PathLike]] = None,
-             report: Optional[Union[str, os.PathLike]] = None) -> Simulation:
+             report: Optional[Union[str, os.PathLike]] = None, mark_non_unique: bool = False) -> Simulation:
     """Forward dynamics from the model's assembled initial state for t_end seconds, sampled every
     `sample` seconds: the same numbers as `loopdyn simulate MODEL --t-end T_END` with the options
     of the same names (`--method METHOD --integrator INTEGRATOR --rtol RTOL --atol ATOL --sample
@@ -118,7 +122,8 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
     CLI's; points ("NAME=BODY.MARKER") adds a body-fixed point's columns NAME.x ... NAME.vx ....
     out writes the CSV and its OUT.columns.json (`--out`), report the HTML page (`--report`): the
     same files as the command line's, committed when the run ends (a failed run's under
-    OUT.failed.csv, REPORT.failed.html); neither may replace the model file or the other.
+    OUT.failed.csv, REPORT.failed.html); neither may replace the model file or the other;
+    mark_non_unique puts a `*` after the non-unique columns' names (`--mark-non-unique`).
     Raises InvalidArgument (a ValueError) for a request that cannot run, with the ranges the
     command line enforces: the message starts with the argument's name ("rtol: must be ..."), and
     OutputError (an OSError) naming the file that cannot be written (before the run when it can)."""
@@ -139,4 +144,4 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
                         ("max_steps", max_steps)):
         setattr(request, name, value)
     return Simulation(**_simulate(model, request, "" if out is None else os.fspath(out),
-                                  "" if report is None else os.fspath(report)))
+                                  "" if report is None else os.fspath(report), mark_non_unique))

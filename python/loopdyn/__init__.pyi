@@ -49,12 +49,14 @@ class Model:
     def analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e-9,
                 uniqueness_threshold: float = 1e-8, criterion: bool = False, motions: bool = False,
                 topology: bool = False, coordinates: str = "absolute", groups: Sequence[str] = (),
+                sweep: Optional[str] = None, sweep_csv: Optional[Union[str, os.PathLike]] = None,
                 arrays: bool = True) -> Dict[str, Any]:
         """The report of `loopdyn analyze --json` as Python objects (docs/analysis.md), numeric
         lists as numpy arrays (arrays=False: the JSON's lists; numbers the library holds as
         floating point are floats, counts ints, non-finite numbers None); coordinates="relative" adds
         relative_uniqueness (paper 000, inside the DCA); groups ("NAME=PAIR,PAIR,...@BODY", as
-        `--group`) adds their resultants' uniqueness. Raises InvalidArgument for an argument out of
+        `--group`) adds their resultants' uniqueness; sweep ("JOINT.angle=FROM:TO:POINTS", as
+        `--sweep`) the criterion over a driven sweep (key criterion_sweep), sweep_csv its CSV (`--csv`). Raises InvalidArgument for an argument out of
         its range or a group that does not resolve, AssemblyError when the initial configuration
         cannot be assembled."""
 
@@ -94,4 +96,4 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
              eliminate: Sequence[str] = (), baumgarte_alpha: float = 10, baumgarte_beta: float = 10,
              projection_tolerance: float = 0, energy_tolerance: float = 0,
              max_steps: int = 1_000_000, out: Optional[Union[str, os.PathLike]] = None,
-             report: Optional[Union[str, os.PathLike]] = None) -> Simulation: ...
+             report: Optional[Union[str, os.PathLike]] = None, mark_non_unique: bool = False) -> Simulation: ...

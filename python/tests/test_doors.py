@@ -2,14 +2,18 @@
 same library functions, with messages that start with the argument's name; bad files and bad names
 raise ModelError; a run that fails inside returns its status instead of ending the interpreter."""
 
+import inspect
 import math
 import os
+import re
+import subprocess
 import unittest
 
 import loopdyn
 
 MODELS = os.environ["LOOPDYN_MODELS_DIR"]
 DATA = os.environ["LOOPDYN_TEST_DATA_DIR"]
+CLI = os.environ["LOOPDYN_CLI"]
 
 PENDULUM = """name: {name}
 dimension: 2
@@ -87,6 +91,28 @@ class Files(unittest.TestCase):
                 lines = str(caught.exception).split("\n")
                 self.assertEqual(len(lines), 1, lines)
                 self.assertTrue(lines[0].startswith("m.yaml:"), lines)
+
+
+class EveryOption(unittest.TestCase):
+    """Every option of `loopdyn simulate` and `loopdyn analyze` is a keyword of loopdyn.simulate and
+    Model.analyze (issue 49): the same name with underscores, or the one named here."""
+
+    SPELLED = {"point": "points", "group": "groups", "csv": "sweep_csv"}
+    RETURNED = {"json": "the result's summary, or the analysis itself", "help": "help()"}
+
+    def options_of(self, command):
+        done = subprocess.run([CLI, command, "--help"], capture_output=True, text=True, check=True)
+        return set(re.findall(r"^\s+(?:-h,)?--([a-z][a-z-]*)", done.stdout, re.MULTILINE))
+
+    def test_each_command_line_option_has_its_keyword(self):
+        for command, function in (("simulate", loopdyn.simulate), ("analyze", loopdyn.Model.analyze)):
+            keywords = set(inspect.signature(function).parameters)
+            options = self.options_of(command)
+            self.assertGreater(len(options), 8, command)
+            for option in sorted(options - set(self.RETURNED)):
+                with self.subTest(command=command, option=option):
+                    self.assertIn(self.SPELLED.get(option, option.replace("-", "_")), keywords)
+        self.assertIn("model", inspect.signature(loopdyn.simulate).parameters)
 
 
 class Runs(unittest.TestCase):

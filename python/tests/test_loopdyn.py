@@ -1,6 +1,7 @@
 """The Python module against the papers' figures and against the command line (python/)."""
 
 import csv
+import json
 import os
 import subprocess
 import tempfile
@@ -30,7 +31,6 @@ class Analysis(unittest.TestCase):
         self.assertEqual(not_unique, ["B", "C", "W1", "W2", "W3", "W4"])
 
     def test_report_is_the_command_lines_json(self):
-        import json
         path = model_path("spatial_parallelogram")
         groups = ["BD=B,D@platform", "KL=K,L@rod5"]  # paper 000's resultants on one body
         cli = subprocess.run([CLI, "analyze", path, "--json", "--topology", "--group", groups[0], "--group", groups[1]],
@@ -85,6 +85,30 @@ class Analysis(unittest.TestCase):
         self.assertEqual((run.ok, run.status, run.columns), (False, "start-failed", {}))
         self.assertIn("cannot be assembled", run.failure)
         self.assertIn("the loop B - O4 - O2 - A cannot close", str(caught.exception))
+
+
+class CriterionSweep(unittest.TestCase):
+    def test_a_crank_turn_of_paper_003s_four_bar_is_the_command_lines(self):
+        # the crank's centre velocity along x vanishes where the crank is horizontal (points 0, 12,
+        # 24 of 25 over a turn): crank.x is a singular choice there (paper 003, Fig. 3)
+        path, sweep = model_path("paper003_four_bar"), "O1.angle=0:6.283185307179586:25"
+        with tempfile.TemporaryDirectory() as tmp:
+            cli_csv, py_csv = os.path.join(tmp, "cli.csv"), os.path.join(tmp, "py.csv")
+            done = subprocess.run([CLI, "analyze", path, "--json", "--criterion", "--sweep", sweep, "--csv", cli_csv],
+                                  capture_output=True, text=True, check=True)
+            report = loopdyn.load(path).analyze(sweep=sweep, sweep_csv=py_csv, arrays=False)
+            with open(cli_csv, "rb") as a, open(py_csv, "rb") as b:
+                self.assertEqual(a.read(), b.read())
+        self.assertEqual(report["criterion_sweep"], json.loads(done.stdout)["criterion_sweep"])
+        swept = loopdyn.load(path).analyze(sweep=sweep)["criterion_sweep"]
+        self.assertEqual(swept["cos2_alpha"].shape, (25, 9))
+        x = swept["coordinates"].index("crank.x")
+        for k in (0, 12, 24):
+            self.assertLess(swept["cos2_alpha"][k, x], 1e-20)
+        np.testing.assert_allclose(swept["cos2_alpha"] + swept["cos2_beta"], 1, atol=1e-9)
+        with self.assertRaises(loopdyn.InvalidArgument) as caught:
+            loopdyn.load(path).analyze(sweep="O7.angle=0:1:5")
+        self.assertTrue(str(caught.exception).startswith("sweep: unknown joint 'O7'"), str(caught.exception))
 
 
 class Simulation(unittest.TestCase):
