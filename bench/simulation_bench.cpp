@@ -70,7 +70,7 @@ void BM_Simulate10s(benchmark::State& st, const std::string& name, const std::st
   SimulationResult r;
   for (auto _ : st) r = simulate(f.model, *formulation, f.state, options, [](const Sample&, const DynamicsWorkspace&) {});
   if (!r.ok) {
-    st.SkipWithError(r.failure.c_str());
+    st.SkipWithError(runStatusName(r.status));
     return;
   }
   st.counters["steps"] = static_cast<double>(r.statistics.steps);

@@ -54,7 +54,7 @@ void BM_DoubleFourBarExact(benchmark::State& st, const std::string& method, ode:
     });
   }
   if (!r.ok) {
-    st.SkipWithError(r.failure.c_str());
+    st.SkipWithError(runStatusName(r.status));
     return;
   }
   st.counters["B0_error"] = b0_error;

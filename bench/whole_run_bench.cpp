@@ -60,7 +60,7 @@ void BM_WholeRunLadderDca(benchmark::State& st) {
     wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   if (!run.result.ok) {
-    st.SkipWithError(run.result.failure.c_str());
+    st.SkipWithError(runStatusName(run.result.status));
     return;
   }
   const RunStageSeconds& s = run.result.stage_seconds;

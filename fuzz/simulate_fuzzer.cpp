@@ -66,7 +66,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Model model = modelFromYaml(text, "fuzz.yaml");
     const Trajectory run = simulateModel(model, request);
     if (!run.result.ok) {
-      if (run.result.failure.empty()) defect("a failed run without a reason", run);
+      const RunFailure& f = run.result.failure;
+      const bool own_words = f.reason == RunFailure::Reason::Problem || f.reason == RunFailure::Reason::ProblemAt;
+      if (f.reason == RunFailure::Reason::None || (own_words && f.detail.empty()))
+        defect("a failed run without a reason", run);
       return 0;
     }
     if (run.values.rows() != 6) defect("a completed run without every sample", run);

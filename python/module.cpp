@@ -15,6 +15,7 @@
 #include "analyze_report.hpp"
 #include "criterion_sweep_report.hpp"
 #include "event_text.hpp"
+#include "failure_text.hpp"
 #include "loopdyn/common/stage_clock.hpp"
 #include "loopdyn/criterion_sweep.hpp"
 #include "loopdyn/io/model_reader.hpp"
@@ -182,7 +183,8 @@ py::dict simulationFields(const loopdyn::Model& model, const loopdyn::Simulation
   py::dict out;
   out["ok"] = result.ok;
   out["status"] = loopdyn::runStatusName(result.status);
-  out["failure"] = result.failure;
+  out["failure"] = loopdyn::reports::failureText(result.failure);
+  out["failure_reason"] = result.ok ? "" : loopdyn::failureReasonName(result.failure.reason);
   out["failure_time"] = result.failure_time;
   // every event as the CLI's JSON writes it (kind, t, text and its kind's fields), as a dict
   PythonObjectWriter events;
@@ -214,7 +216,7 @@ py::dict unassembledRun(const PyModel& m, const loopdyn::SimulationRequest& requ
                         const loopdyn::AssemblyResult& assembly) {
   loopdyn::resolvePoints(m.model, request.points);  // (a wrong name is the request's problem first)
   loopdyn::SimulationResult result;
-  result.fail(loopdyn::RunStatus::StartFailed, 0, assembly.message);
+  result.fail(loopdyn::RunStatus::StartFailed, 0, loopdyn::RunFailure::problem(assembly.message));
   py::dict out = simulationFields(m.model, result);
   out["formulation"] = "";
   out["columns"] = py::dict();

@@ -2,6 +2,7 @@
 
 #include "analyze_report.hpp"
 #include "assembly_changes.hpp"
+#include "failure_text.hpp"
 #include "loopdyn/common/stage_clock.hpp"
 
 namespace loopdyn::reports {
@@ -116,7 +117,7 @@ std::string SimulationJob::reportPage() const {
   settings.uniqueness.methods = {UniquenessMethod::QR};
   report.analysis_json = analysisJson(computeAnalysis(model_, assembly_, files_.model_path, settings));
   report.events = summary_.result.events;
-  report.failure = summary_.result.ok ? "" : summary_.result.failure;
+  report.failure = failureText(summary_.result.failure);
   return htmlReport(report, web_);
 }
 

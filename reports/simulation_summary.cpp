@@ -9,6 +9,7 @@
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/io/json_writer.hpp"
 #include "event_text.hpp"
+#include "failure_text.hpp"
 #include "report_format.hpp"
 
 namespace loopdyn::reports {
@@ -169,7 +170,7 @@ std::string simulationText(const SimulationRun& run) {
     os << "  output          " << run.out_path << ": " << r.samples << " rows x " << run.columns << " columns, "
        << run.non_unique_columns << " non-unique (" << columnsSidecarPath(run.out_path) << ")\n";
   } else {
-    os << "  FAILED          " << r.failure << "\n  output          " << io::failedPath(run.out_path) << " (the "
+    os << "  FAILED          " << failureText(r.failure) << "\n  output          " << io::failedPath(run.out_path) << " (the "
        << r.samples << " samples up to the failure; nothing under " << run.out_path << ")\n";
   }
   for (const RunEvent& e : r.events) os << "  event           " << eventText(*run.model, e) << '\n';
@@ -183,8 +184,11 @@ void writeSimulation(io::TreeWriter& w, const SimulationRun& run) {
   w.beginObject();
   w.key("ok").value(r.ok);
   w.key("status").value(runStatusName(r.status));
-  w.key("failure").value(r.failure);
-  if (!r.ok) w.key("failure_time").value(r.failure_time);
+  w.key("failure").value(failureText(r.failure));
+  if (!r.ok) {
+    w.key("failure_reason").value(failureReasonName(r.failure.reason));
+    w.key("failure_time").value(r.failure_time);
+  }
   w.key("model").value(run.model_path);
   w.key("units");
   writeUnits(w, run.model->units());

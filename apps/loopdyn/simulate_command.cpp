@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "failure_text.hpp"
 #include "loopdyn/io/csv_file.hpp"
 #include "loopdyn/loopdyn.hpp"
 #include "model_loading.hpp"
@@ -63,7 +64,7 @@ int reportAndCommit(const SimulateOptions& options, SimulationJob& job) {
   std::string summary = options.json ? simulationJson(job.summary()) : simulationText(job.summary());
   if (!options.report_path.empty() && !options.json) summary += "report       " + job.reportPath() + '\n';
   if (!ok)
-    std::cerr << options.model_path << ": error: simulation failed: " << job.summary().result.failure
+    std::cerr << options.model_path << ": error: simulation failed: " << failureText(job.summary().result.failure)
               << "; the samples up to there are in " << job.csvPath() << '\n';
   if (!writeStandardOutput(summary)) return kExitOutputError;
   job.commit();

@@ -78,6 +78,7 @@ class Simulation:
     formulation: str
     columns: Dict[str, np.ndarray]
     status: str = "completed"
+    failure_reason: str = ""
     failure_time: float = 0.0
     non_unique: List[str] = field(default_factory=list)
     events: List[Dict[str, Any]] = field(default_factory=list)

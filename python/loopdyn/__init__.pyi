@@ -67,6 +67,7 @@ class Simulation:
     failure: str
     formulation: str
     status: str
+    failure_reason: str  # which account failure gives: "energy-drift", "steps-collapsed", "lock-up", ... ("" when ok)
     failure_time: float
     columns: Dict[str, np.ndarray]
     non_unique: List[str]

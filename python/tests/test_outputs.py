@@ -70,6 +70,7 @@ class OutAndReport(unittest.TestCase):
                                    report=report)
             self.assertFalse(run.ok)
             self.assertEqual(run.status, "energy-drift")
+            self.assertEqual((run.failure_reason, run.summary["failure_reason"]), ("energy-drift", "energy-drift"))
             self.assertEqual((run.out, run.report), (os.path.join(tmp, "run.failed.csv"),
                                                      os.path.join(tmp, "run.failed.html")))
             self.assertEqual(sorted(os.listdir(tmp)), ["run.failed.columns.json", "run.failed.csv", "run.failed.html"])

@@ -17,6 +17,19 @@ namespace loopdyn::detail {
 
 namespace {
 
+/// A failure the layer below accounts for at time t.
+RunFailure problemAt(Scalar t, std::string problem) {
+  RunFailure failure;
+  failure.reason = RunFailure::Reason::ProblemAt;
+  failure.t = t;
+  failure.detail = std::move(problem);
+  return failure;
+}
+
+}  // namespace
+
+namespace {
+
 /// A projection that does not converge is retried after the next step while the violation stays
 /// below this multiple of the projection tolerance; beyond it the run fails.
 constexpr Scalar kPostponeFactor = 100;
@@ -189,7 +202,7 @@ void Run::emit(Scalar t, const VecX& ye, bool in_crossing) {
   if (problem.empty())
     problem = formulation.evaluate(model, ws, sample.x, ye.segment(nq, nu), du,
                                    Evaluation{options.multipliers, true, formulation.carriesVelocities()});
-  if (!problem.empty()) result.fail(RunStatus::EvaluationFailed, t, "at " + timeLabel(t) + ": " + problem);
+  if (!problem.empty()) result.fail(RunStatus::EvaluationFailed, t, problemAt(t, problem));
   sample.a = ws.a;
   sample.lambda = ws.lambda;
   // the pairs' wrenches from every row's multiplier (tree joints' by the Newton-Euler pass, cut
@@ -233,7 +246,7 @@ bool Run::start() {
   if (const std::string problem =
           start_problem.empty() ? formulation.start(model, ws, x0, y0.segment(nq, nu), settings) : start_problem;
       !problem.empty()) {
-    result.fail(RunStatus::StartFailed, x0.t, "at " + timeLabel(x0.t) + ": " + problem);
+    result.fail(RunStatus::StartFailed, x0.t, problemAt(x0.t, problem));
     result.final_state = x0;
     return false;
   }
@@ -259,8 +272,8 @@ void Run::startStepping() {
   watch.emplace(rank, settings.ratio_scale);
   ratio_start = watch->start(model, watch_ws, x0);
   if (ratio_start < kCrossingRatio) {
-    if (std::string problem = offBranchStart(model, watch_ws, x0, rank); !problem.empty())
-      result.fail(RunStatus::StartOffBranch, x0.t, "at " + timeLabel(x0.t) + " " + problem);
+    if (std::optional<RunFailure> off = offBranchStart(model, watch_ws, x0, rank))
+      result.fail(RunStatus::StartOffBranch, x0.t, std::move(*off));
   }
   // (a start already above the generic rank is on a locked branch of its own: nothing locks later)
   watch_lockup = watch->lastExcessRatio() < kSingularRatio;
@@ -301,7 +314,7 @@ void Run::setProjectMode(bool project, Scalar t) {
     positions(t, y_now, x_mode);
     if (const std::string problem = formulation.evaluationModeChanged(model, ws, x_mode, project, y_now.segment(nq, nu));
         !problem.empty())
-      result.fail(RunStatus::EvaluationFailed, t, "at " + timeLabel(t) + ": " + problem);
+      result.fail(RunStatus::EvaluationFailed, t, problemAt(t, problem));
   }
   restartIntegrator(t, y_now);
 }
@@ -334,7 +347,6 @@ void Run::judgePassages(const State& x_after) {
     // a large model's sigma_r / sigma_1 there)
     SingularPassage passage = describePassage(model, watch_ws, p.x, rank, before, after, watch->scale());
     passage.at_rest = p.at_rest;
-    const std::string when = timeLabel(p.x.t);
     RunEvent event;
     event.kind = EventKind::SingularPassage;
     event.t = p.x.t;
@@ -353,9 +365,11 @@ void Run::judgePassages(const State& x_after) {
       warning.t = p.x.t;
       result.warnings.push_back(warning);
     } else if (event.left_branch) {
-      result.fail(RunStatus::LeftBranch, p.x.t,
-                  "the motion left its branch at the singular configuration at " + when +
-                      singularityHint(model, p.x, rank));
+      RunFailure failure;
+      failure.reason = RunFailure::Reason::LeftBranch;
+      failure.t = p.x.t;
+      failure.near = nearSingularity(model, p.x, rank);
+      result.fail(RunStatus::LeftBranch, p.x.t, std::move(failure));
     }
     if (result.events.size() < kMaxEvents) result.events.push_back(std::move(event));
     result.passages.push_back(std::move(passage));
@@ -400,7 +414,7 @@ void Run::step() {
     return formulation.afterStep(model, ws, step_info, xp, u);
   }();
   if (!outcome.failure.empty()) {
-    result.fail(RunStatus::EvaluationFailed, xp.t, outcome.failure);
+    result.fail(RunStatus::EvaluationFailed, xp.t, RunFailure::problem(outcome.failure, xp.t));
     return;
   }
   if (outcome.event && result.events.size() < kMaxEvents) {
@@ -537,17 +551,25 @@ void Run::emitCrossingSamples(Scalar t0, const VecX& y_begin, const VecX& y_end)
 /// An ordinary step of the integrator (to the plan's start or the guard at the most) and its
 /// samples; false when it failed.
 bool Run::ordinaryStep(Scalar t0) {
-  ode::StepResult step = integrator->step(std::min(options.t_end, plan.active ? plan.t_stop(t0) : t_guard));
-  if (step.ok && ++steps > options.ode.max_steps)
-    step = {false, "more than " + std::to_string(options.ode.max_steps) + " steps (step size collapsed) at " +
-                       timeLabel(integrator->time())};
-  if (step.ok && stepsCollapsed()) step = {false, collapseText()};
+  const ode::StepResult step = integrator->step(std::min(options.t_end, plan.active ? plan.t_stop(t0) : t_guard));
+  RunFailure failure;
   if (!step.ok) {
+    failure.reason = RunFailure::Reason::IntegratorGaveUp;
+    failure.detail = step.message;
+  } else if (++steps > options.ode.max_steps) {
+    failure.reason = RunFailure::Reason::TooManySteps;
+    failure.steps = options.ode.max_steps;
+  } else if (stepsCollapsed()) {
+    failure = collapse();
+  }
+  if (failure.reason != RunFailure::Reason::None) {
     positions(integrator->time(), integrator->state(), xp);
     // (a step fails where its right-hand side did, or where its error control gave up)
-    result.fail(rhs_problem.empty() ? RunStatus::StepFailed : RunStatus::EvaluationFailed, integrator->time(),
-                step.message + singularityHint(model, xp, rank) +
-                    (rhs_problem.empty() ? std::string() : " (" + rhs_problem + ")"));
+    failure.t = integrator->time();
+    failure.near = nearSingularity(model, xp, rank);
+    failure.cause = rhs_problem;
+    result.fail(rhs_problem.empty() ? RunStatus::StepFailed : RunStatus::EvaluationFailed, failure.t,
+                std::move(failure));
     return false;
   }
   setOrdinaryStepReaders(t0);
@@ -570,15 +592,16 @@ bool Run::stepsCollapsed() {
   return false;
 }
 
-std::string Run::collapseText() const {
-  std::ostringstream os;
-  os << "from " << timeLabel(window_t0) << " to " << timeLabel(integrator->time()) << " the integrator took "
-     << window_steps << " steps of " << (integrator->time() - window_t0) / static_cast<Scalar>(window_steps)
-     << " s on average, below " << kCollapsedStep << " of the motion's time scale (" << motionTimeScale(model, x_start)
-     << " s): its error test cannot pass on a right-hand side that is not smooth at rtol " << options.ode.rtol
-     << " (the rounding of an ill-conditioned evaluation, or a lock-up forming); a looser rtol, another integrator "
-     << "or another method may pass";
-  return os.str();
+RunFailure Run::collapse() const {
+  RunFailure failure;
+  failure.reason = RunFailure::Reason::StepsCollapsed;
+  failure.t_from = window_t0;
+  failure.steps = window_steps;
+  failure.value = (integrator->time() - window_t0) / static_cast<Scalar>(window_steps);
+  failure.limit = kCollapsedStep;
+  failure.scale = motionTimeScale(model, x_start);
+  failure.rtol = options.ode.rtol;
+  return failure;
 }
 
 void Run::restartIntegrator(Scalar t, const VecX& y_now) {
@@ -617,11 +640,10 @@ void Run::setOrdinaryStepReaders(Scalar t0) {
 /// not contain. True (the run failed, the event recorded) when it did.
 bool Run::lockedUp(Scalar t0) {
   if (!watch_lockup || watch->lastExcessRatio() < kSingularRatio) return false;
-  std::ostringstream os;
-  os << "between " << timeLabel(t0) << " and " << timeLabel(xp.t) << " the constraints lock the mechanism: the rank of "
-     << "C rose from " << rank << " to " << rank + 1 << " (" << excessEquationName()
-     << " became independent of the others; |R_rr|/|R_11| = " << watch->lastExcessRatio() << ")";
-  failLockUp(t0, os.str());
+  RunFailure failure;
+  failure.reason = RunFailure::Reason::LockUp;
+  failure.t_from = t0;
+  failLockUp(t0, std::move(failure));
   return true;
 }
 
@@ -631,12 +653,12 @@ std::string Run::excessEquationName() const {
   return equation.name == pair ? pair : equation.name + " of " + pair;
 }
 
-void Run::failLockUp(Scalar t0, const std::string& what) {
-  std::ostringstream os;
-  os << what << ", so " << model.nv() - rank - 1 << " motion(s) are admissible where the motion so far had "
-     << model.nv() - rank << "; a rigid model stops it with an impulse that the equations of motion do not contain "
-     << "(drivers or knife edges that contradict each other, e.g. steering angles whose wheel axles no longer meet in "
-        "one point)";
+void Run::failLockUp(Scalar t0, RunFailure failure) {
+  failure.t = xp.t;
+  failure.rank_regular = rank;
+  failure.equation = excessEquationName();
+  failure.ratio = watch->lastExcessRatio();
+  failure.motions = model.nv() - rank - 1;
   RunEvent event;
   event.kind = EventKind::LockUp;
   event.t = xp.t;
@@ -647,7 +669,7 @@ void Run::failLockUp(Scalar t0, const std::string& what) {
   event.ratio = watch->lastExcessRatio();
   event.new_motions = model.nv() - rank - 1;
   if (result.events.size() < kMaxEvents) result.events.push_back(std::move(event));
-  result.fail(RunStatus::LockUp, xp.t, os.str());
+  result.fail(RunStatus::LockUp, xp.t, std::move(failure));
 }
 
 /// The singular configurations the watch found inside the step, pending their branch check (a
@@ -658,11 +680,12 @@ void Run::recordApproaches(bool crossing) {
     VecX us;
     step_info.at(approach.t, p.x, us);
     if (!formulation.passesSingularConfigurations()) {
-      result.fail(RunStatus::SingularConfiguration, approach.t,
-                  "at " + timeLabel(approach.t) + " the mechanism reaches a singular configuration" +
-                      singularityDetail(model, p.x, rank) + ", which " + std::string(formulation.name()) +
-                      " cannot go through: its equations or coordinates turn dependent there (lagrange or "
-                      "projection passes it)");
+      RunFailure failure;
+      failure.reason = RunFailure::Reason::SingularConfiguration;
+      failure.t = approach.t;
+      failure.near = nearSingularity(model, p.x, rank);
+      failure.formulation = std::string(formulation.name());
+      result.fail(RunStatus::SingularConfiguration, approach.t, std::move(failure));
       return;
     }
     p.ratio = approach.ratio;
@@ -719,9 +742,10 @@ bool Run::stabilize(bool crossing, bool& restart) {
       velocity <= kPostponeFactor * tolerance * std::max<Scalar>(1, speed)) {
     ++result.projections_postponed;  // keep the (still small) violation and try again after the next step
   } else if (!projected.converged) {
-    result.fail(RunStatus::ProjectionFailed, xp.t,
-                "at " + timeLabel(xp.t) + " the state could not be projected onto the constraints: " +
-                    projected.message + singularityHint(model, xp, rank));
+    RunFailure failure = problemAt(xp.t, projected.message);
+    failure.reason = RunFailure::Reason::ProjectionFailed;
+    failure.near = nearSingularity(model, xp, rank);
+    result.fail(RunStatus::ProjectionFailed, xp.t, std::move(failure));
     return false;
   } else {
     xp = projected.state;
@@ -733,8 +757,9 @@ bool Run::stabilize(bool crossing, bool& restart) {
     try {
       coordinates->fromState(xp, p_end);  // (joint coordinates: re-derived from the moved bodies)
     } catch (const InvalidArgument& e) {
-      result.fail(RunStatus::ProjectionFailed, xp.t,
-                  "at " + timeLabel(xp.t) + " the projected state has no joint coordinates: " + e.what());
+      RunFailure failure = problemAt(xp.t, e.what());
+      failure.reason = RunFailure::Reason::NoJointCoordinates;
+      result.fail(RunStatus::ProjectionFailed, xp.t, std::move(failure));
       return false;
     }
   }
@@ -771,20 +796,18 @@ bool Run::learnVelocityFloor() {
     return true;
   }
   if (++unheld_steps < kMaxUnheldSteps) return true;
-  std::ostringstream os;
-  os << "the velocities violate the constraints by " << per_speed << " (scaled, per unit of speed) after their "
-     << "projection, above " << kPostponeFactor << " x the projection trigger";
+  RunFailure failure;
+  failure.reason = RunFailure::Reason::VelocitiesUnheld;
+  failure.t = xp.t;
+  failure.value = per_speed;
+  failure.limit = kPostponeFactor;
   if (watch_lockup && watch->lastExcessRatio() > 0 && watch->lastExcessEquation() >= 0) {
     // the rank rising: the lock-up the watch would name at kSingularRatio, begun
-    std::ostringstream lock;
-    lock << "at " << timeLabel(xp.t) << " the constraints begin to lock the mechanism: " << os.str()
-         << ", as the rank of C rises from " << rank << " (" << excessEquationName()
-         << " is independent of the others to |R_rr|/|R_11| = " << watch->lastExcessRatio() << ")";
-    failLockUp(xp.t, lock.str());
+    failure.reason = RunFailure::Reason::LockUpForming;
+    failLockUp(xp.t, std::move(failure));
     return false;
   }
-  result.fail(RunStatus::ConstraintViolation, xp.t,
-              "at " + timeLabel(xp.t) + " " + os.str() + ": the constraints no longer admit the motion's velocities");
+  result.fail(RunStatus::ConstraintViolation, xp.t, std::move(failure));
   return false;
 }
 
@@ -795,10 +818,13 @@ void Run::planNextStep(Scalar t0, bool crossing) {
   const Scalar ratio = watch->lastRatio();
   steps_near = ratio < kCrossingRatio ? steps_near + 1 : 0;
   if (steps_near > kMaxStepsNear) {
-    result.fail(RunStatus::RestsAtSingular, t_near,
-                "from " + timeLabel(t_near) + " to " + timeLabel(integrator->time()) + " the motion stays at a " +
-                    "singular configuration" + singularityDetail(model, xp, rank) + " (" + std::to_string(steps_near) +
-                    " steps without leaving it): a motion that comes to rest there is not decided by the rigid model");
+    RunFailure failure;
+    failure.reason = RunFailure::Reason::RestsAtSingular;
+    failure.t_from = t_near;
+    failure.t = integrator->time();
+    failure.steps = steps_near;
+    failure.near = nearSingularity(model, xp, rank);
+    result.fail(RunStatus::RestsAtSingular, t_near, std::move(failure));
     return;
   }
   if (steps_near == 1) t_near = integrator->time();
@@ -884,11 +910,13 @@ void Run::checkEnergyAndViolation() {
       result.warnings.push_back(std::move(*blind));
   const Scalar drift = result.energy_scale > 0 ? result.energy_drift_max / result.energy_scale : result.energy_drift_max;
   if (result.ok && drift > energyTolerance(options)) {
-    std::ostringstream os;
-    os << "the energy balance drifted by " << drift << " of the energy scale, above the " << energyTolerance(options)
-       << " a correct run keeps at rtol " << options.ode.rtol << " (largest at " << timeLabel(energy_drift_time)
-       << "): the result is not trustworthy";
-    result.fail(RunStatus::EnergyDrift, energy_drift_time, os.str());
+    RunFailure failure;
+    failure.reason = RunFailure::Reason::EnergyDrift;
+    failure.t = energy_drift_time;
+    failure.value = drift;
+    failure.limit = energyTolerance(options);
+    failure.rtol = options.ode.rtol;
+    result.fail(RunStatus::EnergyDrift, energy_drift_time, std::move(failure));
   }
   // (at the step ends with projection: between them the samples' violation also holds the
   // interpolation error of the integrator's dense output, up to 140 x the trigger for a fully
@@ -897,12 +925,14 @@ void Run::checkEnergyAndViolation() {
   const Scalar violation_limit = projecting ? std::min(kPostponeFactor * tolerance, kMaxStepViolation) : kMaxStepViolation;
   const Scalar violation = projecting ? result.max_step_position_violation : result.max_position_violation;
   if (result.ok && violation > violation_limit) {
-    std::ostringstream os;
-    os << "the integrated positions violated the constraints by " << violation << " (scaled) at "
-       << (projecting ? "a step's end" : "a sample") << ", above " << violation_limit << " ("
-       << (projecting ? "the smaller of 100 x the projection trigger and " : "") << kMaxStepViolation
-       << " of the characteristic length) at " << timeLabel(projecting ? step_violation_time : sample_violation_time);
-    result.fail(RunStatus::ConstraintViolation, projecting ? step_violation_time : sample_violation_time, os.str());
+    RunFailure failure;
+    failure.reason = RunFailure::Reason::PositionsViolated;
+    failure.t = projecting ? step_violation_time : sample_violation_time;
+    failure.value = violation;
+    failure.limit = violation_limit;
+    failure.bound = kMaxStepViolation;
+    failure.at_step_end = projecting;
+    result.fail(RunStatus::ConstraintViolation, failure.t, std::move(failure));
   }
 }
 

@@ -51,7 +51,7 @@ class Run {
   void emitCrossingSamples(Scalar t0, const VecX& y_begin, const VecX& y_end);
   bool ordinaryStep(Scalar t0);
   bool stepsCollapsed();
-  std::string collapseText() const;
+  RunFailure collapse() const;
   /// The integrator from (t, y) afresh (after a projection, a change of mode, a crossing).
   void restartIntegrator(Scalar t, const VecX& y_now);
   void setOrdinaryStepReaders(Scalar t0);
@@ -60,7 +60,7 @@ class Run {
   bool stabilize(bool crossing, bool& restart);
   bool learnVelocityFloor();
   /// Stops the run at a lock-up found since t0 (`what`: how it shows), with its event.
-  void failLockUp(Scalar t0, const std::string& what);
+  void failLockUp(Scalar t0, RunFailure failure);
   /// The equation the watch last found beyond the generic rank, with its pair.
   std::string excessEquationName() const;
   bool watchTheStep(Scalar t0, bool crossing);

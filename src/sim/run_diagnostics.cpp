@@ -37,28 +37,22 @@ void violations(const Model& model, const DynamicsWorkspace& ws, const State& x,
   velocity = std::sqrt(sum) / L;
 }
 
-std::string singularityDetail(const Model& model, State x, int rank) {
+std::optional<NearSingularity> nearSingularity(const Model& model, State x, int rank) {
   KinematicsWorkspace kin(model);
   RankOptions options;
   options.rank_threshold = kSingularRatio;
   options.generic_samples = 0;
   x.v.setZero(model.nv());  // C does not depend on v
   const RankReport r = analyzeConstraintsAt(model, kin, x, options);
-  if (r.rank >= rank) return {};
-  std::vector<std::string> pairs;
+  if (r.rank >= rank) return std::nullopt;
+  NearSingularity near;
+  near.rank_regular = rank;
+  near.rank = r.rank;
   for (int row : r.dependent_equations) {
     const std::string& name = model.pairs()[static_cast<std::size_t>(model.equations()[static_cast<std::size_t>(row)].pair)].name;
-    if (std::find(pairs.begin(), pairs.end(), name) == pairs.end()) pairs.push_back(name);
+    if (std::find(near.pairs.begin(), near.pairs.end(), name) == near.pairs.end()) near.pairs.push_back(name);
   }
-  std::ostringstream os;
-  os << " (rank " << rank << " -> " << r.rank << ") involving";
-  for (std::size_t k = 0; k < pairs.size(); ++k) os << (k == 0 ? " " : ", ") << pairs[k];
-  return os.str();
-}
-
-std::string singularityHint(const Model& model, const State& x, int rank) {
-  const std::string detail = singularityDetail(model, x, rank);
-  return detail.empty() ? detail : " near a singular configuration" + detail;
+  return near;
 }
 
 std::string timeLabel(Scalar t) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "loopdyn/dynamics/formulation.hpp"
+#include "loopdyn/sim/simulation.hpp"
 
 namespace loopdyn::detail {
 
@@ -15,13 +16,10 @@ std::string bodiesWithNonFinite(const Model& model, const VecX& a);
 /// Scaled violations of the state as evaluated in ws.
 void violations(const Model& model, const DynamicsWorkspace& ws, const State& x, Scalar& position, Scalar& velocity);
 
-/// " (rank 14 -> 12) involving O3, O2": which pairs lose their independence at x, or "": the rank
-/// counted as at a passage, at kSingularRatio (a passage's closest approach is found to the
-/// watch's resolution, |R_rr| / |R_11| near 1e-8, where the analysis' threshold counts full rank).
-std::string singularityDetail(const Model& model, State x, int rank);
-
-/// " near a singular configuration (rank a -> b) involving P, Q", or "".
-std::string singularityHint(const Model& model, const State& x, int rank);
+/// Which pairs lose their independence at x, or nothing: the rank counted as at a passage, at
+/// kSingularRatio (a passage's closest approach is found to the watch's resolution, |R_rr| /
+/// |R_11| near 1e-8, where the analysis' threshold counts full rank).
+std::optional<NearSingularity> nearSingularity(const Model& model, State x, int rank);
 
 /// "t = 0.714356 s"
 std::string timeLabel(Scalar t);

@@ -97,12 +97,50 @@ bool isFailedCheck(RunStatus status) {
          status == RunStatus::ConstraintViolation;
 }
 
-void SimulationResult::fail(RunStatus why, Scalar t, std::string text) {
+void SimulationResult::fail(RunStatus why, Scalar t, RunFailure cause) {
   if (!ok) return;
   ok = false;
   status = why;
   failure_time = t;
-  failure = std::move(text);
+  failure = std::move(cause);
+}
+
+const char* failureReasonName(RunFailure::Reason reason) {
+  using R = RunFailure::Reason;
+  switch (reason) {
+    case R::None: return "none";
+    case R::Problem: return "problem";
+    case R::ProblemAt: return "problem-at";
+    case R::OffBranchStart: return "off-branch-start";
+    case R::LeftBranch: return "left-branch";
+    case R::IntegratorGaveUp: return "integrator-gave-up";
+    case R::TooManySteps: return "too-many-steps";
+    case R::StepsCollapsed: return "steps-collapsed";
+    case R::LockUp: return "lock-up";
+    case R::LockUpForming: return "lock-up-forming";
+    case R::SingularConfiguration: return "singular-configuration";
+    case R::ProjectionFailed: return "projection-failed";
+    case R::NoJointCoordinates: return "no-joint-coordinates";
+    case R::VelocitiesUnheld: return "velocities-unheld";
+    case R::RestsAtSingular: return "rests-at-singular";
+    case R::EnergyDrift: return "energy-drift";
+    case R::PositionsViolated: return "positions-violated";
+  }
+  return "none";
+}
+
+std::ostream& operator<<(std::ostream& os, const RunFailure& f) {
+  os << failureReasonName(f.reason) << " at t = " << f.t << " s";
+  if (!f.detail.empty()) os << ": " << f.detail;
+  if (!f.cause.empty()) os << " (" << f.cause << ")";
+  if (f.value != 0 || f.limit != 0) os << ", value " << f.value << ", limit " << f.limit;
+  if (!f.equation.empty()) os << ", " << f.equation << " turned independent";
+  if (f.near) {
+    os << ", rank " << f.near->rank_regular << " -> " << f.near->rank << " (";
+    for (std::size_t k = 0; k < f.near->pairs.size(); ++k) os << (k ? ", " : "") << f.near->pairs[k];
+    os << ')';
+  }
+  return os;
 }
 
 }  // namespace loopdyn

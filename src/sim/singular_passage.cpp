@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/dynamics/singular_start.hpp"
@@ -12,23 +11,20 @@
 
 namespace loopdyn::detail {
 
-std::string offBranchStart(const Model& model, DynamicsWorkspace& ws, const State& x0, int rank) {
+std::optional<RunFailure> offBranchStart(const Model& model, DynamicsWorkspace& ws, const State& x0, int rank) {
   const SingularStart branch = singularStartBasis(model, ws, x0, rank);
   // (next to a singular configuration -- of full rank at the analysis' threshold, as the 3-RPR
   // 7e-7 from its singular pose -- the motion is the regular one: only a singular x0 is judged)
   const bool singular = ws.tangent.rankAt(kRankThreshold) < rank;
-  if (!branch.problem.empty() || !singular || branch.misfit <= kBranchMisfit) return {};
-  std::ostringstream os;
-  os << "the mechanism is at a singular configuration (rank " << branch.rank << " of " << rank << ") and ";
-  if (branch.at_rest)
-    os << "at rest, and its accelerations point between the branches that meet there (misfit " << branch.misfit
-       << "): the rigid model does not decide which one the motion takes; give it an initial velocity along the branch "
-          "it should follow";
-  else
-    os << "its initial velocity is tangent to no branch of the motion (misfit " << branch.misfit
-       << "): admissible to first order only, it admits no motion of the rigid model, which would stop it with an "
-          "impulse the equations of motion do not contain";
-  return os.str();
+  if (!branch.problem.empty() || !singular || branch.misfit <= kBranchMisfit) return std::nullopt;
+  RunFailure failure;
+  failure.reason = RunFailure::Reason::OffBranchStart;
+  failure.t = x0.t;
+  failure.rank = branch.rank;
+  failure.rank_regular = rank;
+  failure.at_rest = branch.at_rest;
+  failure.value = branch.misfit;
+  return failure;
 }
 
 Scalar accurateCrossingStep(Scalar time_scale, Scalar rtol) {

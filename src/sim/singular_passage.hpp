@@ -5,6 +5,7 @@
 /// positions inside a step the watch searches.
 
 #include <array>
+#include <optional>
 #include <string>
 
 #include "loopdyn/dynamics/formulation.hpp"
@@ -63,13 +64,13 @@ inline constexpr std::array<Scalar, 4> kCrossingStretches{1, 2, 4, 0.5};
 inline constexpr Scalar kCrossingStall = 1e-7;
 inline constexpr Scalar kSampleStall = 1e-6;
 
-/// "" when the motion from the singular configuration x0 follows a branch; otherwise why it cannot
-/// start (SingularStart, dynamics/singular_start.hpp: the initial velocity, or at rest the
+/// Nothing when the motion from the singular configuration x0 follows a branch; otherwise why it
+/// cannot start (SingularStart, dynamics/singular_start.hpp: the initial velocity, or at rest the
 /// acceleration, against the tangent of the branch a probe along it finds). Measured: the 3-RPR
 /// held at its singular pose and turning at 0.01 rad/s (a rotation admissible to first order only)
 /// completed with 98 % of its kinetic energy gone; the formulations started the heavy-crank triple
 /// four-bar from rest at its singular pose with kinetic energies 0.19, 0.06 and 0 J after a step.
-std::string offBranchStart(const Model& model, DynamicsWorkspace& ws, const State& x0, int rank);
+std::optional<RunFailure> offBranchStart(const Model& model, DynamicsWorkspace& ws, const State& x0, int rank);
 
 /// Where to step across a predicted singular configuration.
 struct CrossingPlan {

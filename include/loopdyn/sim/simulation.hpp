@@ -44,8 +44,10 @@
 ///   removes); no right-hand side is non-finite.
 
 #include <functional>
+#include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loopdyn/dynamics/formulation.hpp"
@@ -170,6 +172,66 @@ const char* runStatusName(RunStatus status);
 
 std::ostream& operator<<(std::ostream& os, RunStatus status);
 
+/// The singular configuration next to a failure: the rank of C there (counted as at a passage,
+/// at kSingularRatio) below the run's, and the pairs whose equations lose their independence.
+struct NearSingularity {
+  int rank_regular = 0, rank = 0;
+  std::vector<std::string> pairs;
+};
+
+/// Why a run failed: the numbers and names its account is made of; the words are the front ends'
+/// (reports/failure_text.hpp). Each reason says the fields it fills (t always: when, the end of a
+/// span; `near` where a singular configuration is next to the failure, or none).
+struct RunFailure {
+  enum class Reason {
+    None,                   ///< the run has not failed
+    Problem,                ///< detail: the layer below's account (the assembly's; a formulation's step)
+    ProblemAt,              ///< detail at t (a formulation's start or evaluation, a joint map)
+    OffBranchStart,         ///< at a singular start: rank (of rank_regular), at_rest, misfit in value
+    LeftBranch,             ///< at the passage at t; near
+    IntegratorGaveUp,       ///< detail: the integrator's message; near; cause
+    TooManySteps,           ///< more than steps accepted steps; near; cause
+    StepsCollapsed,         ///< t_from .. t: steps of value s on average, below limit of scale s; rtol; near; cause
+    LockUp,                 ///< t_from .. t: the rank rose from rank_regular (equation, ratio); motions still admissible
+    LockUpForming,          ///< at t: velocities off by value (per unit of speed) above limit x the trigger as the rank rises from rank_regular (equation, ratio); motions
+    SingularConfiguration,  ///< at t, near (may be empty): formulation cannot pass it
+    ProjectionFailed,       ///< at t: detail (the assembly's); near
+    NoJointCoordinates,     ///< at t the projected state has no joint coordinates: detail
+    VelocitiesUnheld,       ///< at t: velocities off by value (per unit of speed), above limit x the trigger
+    RestsAtSingular,        ///< t_from .. t, steps without leaving; near
+    EnergyDrift,            ///< drift value of the energy scale above limit at rtol, largest at t
+    PositionsViolated,      ///< value (scaled) at t above limit: at_step_end (with projection: the smaller of 100 x the trigger and bound) or a sample
+  };
+  Reason reason = Reason::None;
+  Scalar t = 0, t_from = 0;
+  std::string detail;  ///< the layer below's own words (an integrator's, a formulation's, the assembly's)
+  std::string cause;   ///< a failed step: the right-hand side's problem that failed it ("" for none)
+  std::optional<NearSingularity> near;
+  std::string formulation;  ///< SingularConfiguration: the formulation that cannot pass one
+  std::string equation;     ///< lock-ups: the equation that turned independent ("EQ of PAIR", or the pair)
+  int rank_regular = 0, rank = 0, motions = 0;
+  long steps = 0;
+  Scalar value = 0, limit = 0, bound = 0, scale = 0, rtol = 0, ratio = 0;
+  bool at_rest = false, at_step_end = false;
+
+  /// A failure the layer below accounts for in its own words (Reason::Problem).
+  static RunFailure problem(std::string detail, Scalar t = 0) {
+    RunFailure failure;
+    failure.reason = Reason::Problem;
+    failure.t = t;
+    failure.detail = std::move(detail);
+    return failure;
+  }
+};
+
+/// "left-branch", "energy-drift", ...: the reason as a key (JSON, Python, a diagnostic).
+const char* failureReasonName(RunFailure::Reason reason);
+
+/// "integrator-gave-up at t = 0.81 s: DETAIL (CAUSE), value 1e-3, limit 1e-4, rank 14 -> 12 (O3)":
+/// a failure's fields in one line, for a library user's log or a test's message; the front ends'
+/// sentences are reports' failureText.
+std::ostream& operator<<(std::ostream& os, const RunFailure& failure);
+
 /// True for the statuses of a failed check (the result is wrong, not merely unfinished).
 bool isFailedCheck(RunStatus status);
 
@@ -189,7 +251,7 @@ struct SimulationResult {
   bool ok = true;  ///< status == Completed
   RunStatus status = RunStatus::Completed;
   Scalar failure_time = 0;  ///< when !ok: the time of the failure (the checks: of the worst sample)
-  std::string failure;      ///< when !ok: when and why, with the mechanism parts involved
+  RunFailure failure;       ///< when !ok: when and why, with the mechanism parts involved
   ode::Statistics statistics;
   long projections = 0;
   long projections_postponed = 0;  ///< projections that did not converge next to a singular configuration
@@ -214,7 +276,7 @@ struct SimulationResult {
   int generic_rank = 0;                   ///< the rank used to watch for singular configurations
   /// Records the run's end: ok = false, status, failure_time and failure (the first failure
   /// stays: a later call does nothing).
-  void fail(RunStatus why, Scalar t, std::string text);
+  void fail(RunStatus why, Scalar t, RunFailure failure);
 };
 
 /// Integrates from x0 (assembled) to options.t_end, calling on_sample at t = 0, dt, 2 dt, ...,

@@ -180,8 +180,11 @@ TEST(Partitioning, StopsAtTheFirstSingularConfiguration) {
   const Scalar t_stop = a.t.back();
   EXPECT_LE(t_stop, t_singular);
   EXPECT_GT(t_stop, t_singular - 0.02);  // the last sample before it
-  EXPECT_NE(a.result.failure.find("at t = " + std::to_string(t_singular).substr(0, 6)), std::string::npos)
-      << a.result.failure << " vs " << t_singular;
+  EXPECT_EQ(a.result.failure.reason, RunFailure::Reason::SingularConfiguration);
+  EXPECT_EQ(a.result.failure.t, a.result.failure_time);
+  ASSERT_TRUE(a.result.failure.near.has_value()) << a.result.failure;
+  EXPECT_LT(a.result.failure.near->rank, a.result.failure.near->rank_regular);
+  EXPECT_EQ(a.result.failure.formulation, "partitioning");
 }
 
 // No set of independent coordinates exists at a singular configuration: refused with a reason.
