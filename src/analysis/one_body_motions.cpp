@@ -48,6 +48,43 @@ std::string axisWords(const Model& model, const std::vector<std::string>& joints
                 : "about the axis through " + vectorWords(model, p) + " m along " + vectorWords(model, e);
 }
 
+/// The joint (file order) whose point on body b every one of `motions` (v, w at b's origin) leaves
+/// at rest, or "": those motions are all turns about that point (a ball's three, a universal
+/// joint's two).
+std::string commonPivot(const Model& model, const KinematicsWorkspace& kin, BodyIndex b,
+                        const std::vector<std::pair<Vec3, Vec3>>& motions) {
+  const BodyMotion& pose = motionOf(kin.motion, b);
+  const Scalar L = model.characteristicLength();
+  for (const Joint& joint : model.joints())
+    for (const MarkerFrame* marker : {&joint.first, &joint.second}) {
+      if (marker->body != b) continue;
+      const Vec3 arm = pose.R * marker->position;
+      const bool pivot = std::all_of(motions.begin(), motions.end(), [&](const auto& m) {
+        return m.second.norm() * L > 1e-8 * m.first.norm() &&
+               (m.first + m.second.cross(arm)).norm() <= 1e-8 * (m.first.norm() + m.second.norm() * L);
+      });
+      if (pivot) return joint.name;
+    }
+  return {};
+}
+
+/// The words of body b's motions out[first ..]: one by one, or, where they are all the turns
+/// about one joint's point, as that.
+void nameBodyMotions(const Model& model, const KinematicsWorkspace& kin, BodyIndex b, std::size_t first,
+                     const std::vector<std::pair<Vec3, Vec3>>& motions, std::vector<OneBodyMotion>& out) {
+  const std::string pivot = motions.size() >= 2 ? commonPivot(model, kin, b, motions) : std::string();
+  for (std::size_t j = 0; j < motions.size(); ++j) {
+    std::string& words = out[first + j].words;
+    if (pivot.empty())
+      words = rigidMotionWords(model, kin, b, motions[j].first, motions[j].second) + " (every other body at rest)";
+    else if (j == 0)
+      words = model.bodyName(b) + " turns freely about joint " + pivot + ": motions " + std::to_string(first + 1) +
+              " to " + std::to_string(first + motions.size()) + " are its turns about that point (every other body at rest)";
+    else
+      words = model.bodyName(b) + " turns freely about joint " + pivot + " (see motion " + std::to_string(first + 1) + ")";
+  }
+}
+
 /// The block of C_s on body b's velocity columns.
 MatX scaledBlock(const Model& model, const MatX& Cs, BodyIndex b) {
   const int k = model.vPerBody();
@@ -84,6 +121,8 @@ std::vector<OneBodyMotion> oneBodyMotions(const Model& model, const KinematicsWo
   for (BodyIndex b = 0; b < model.nb(); ++b) {
     const Eigen::JacobiSVD<MatX>& svd = svds[static_cast<std::size_t>(b)];
     const VecX& sigma = svd.singularValues();
+    const std::size_t first = out.size();
+    std::vector<std::pair<Vec3, Vec3>> motions;  // (v, w) of each, at b's origin
     for (int j = 0; j < k; ++j) {
       if (j < sigma.size() && sigma(j) > threshold * largest) continue;
       VecX x = Cs.rows() > 0 ? VecX(svd.matrixV().col(j)) : VecX(VecX::Unit(k, j));  // no equations: all free
@@ -97,9 +136,10 @@ std::vector<OneBodyMotion> oneBodyMotions(const Model& model, const KinematicsWo
       const VecX v = model.scaling().col.segment(static_cast<Eigen::Index>(b) * k, k).cwiseProduct(x);
       const Vec3 velocity = k == 3 ? Vec3(v(0), v(1), 0) : Vec3(v.head<3>());
       const Vec3 rate = k == 3 ? Vec3(0, 0, v(2)) : Vec3(v.tail<3>());
-      m.words = rigidMotionWords(model, kin, b, velocity, rate) + " (every other body at rest)";
+      motions.emplace_back(velocity, rate);
       out.push_back(std::move(m));
     }
+    nameBodyMotions(model, kin, b, first, motions, out);
   }
   return out;
 }

@@ -51,6 +51,27 @@ TEST(OneBodyMotions, AChainsLastLinkTurnsAboutItsJoint) {
   EXPECT_EQ(alone[0].words, "b2 turns about joint j2, along (0, 0, 1) (every other body at rest)");
 }
 
+// A link hung on one ball turns freely about it: its three motions said once, as the turns about
+// the ball's point (each leaves the point at rest), not as three axes of an arbitrary basis.
+TEST(OneBodyMotions, ALinkOnOneBallTurnsFreelyAboutIt) {
+  ModelSpec spec = test::spatialChainSpec(1);
+  spec.joints.front().type = JointType::Spherical;
+  spec.forces.clear();  // (the chain's joint effort: a ball takes none)
+  const Evaluated e(compile(spec));
+  const std::vector<OneBodyMotion> alone = oneBodyMotions(e.model, e.kin, 1e-9);
+  ASSERT_EQ(alone.size(), 3u);
+  const std::string joint = e.model.joints().front().name, body = e.model.bodyName(alone[0].body);
+  EXPECT_EQ(alone[0].words, body + " turns freely about joint " + joint +
+                                ": motions 1 to 3 are its turns about that point (every other body at rest)");
+  EXPECT_EQ(alone[2].words, body + " turns freely about joint " + joint + " (see motion 1)");
+  const Vec3 ball = e.point(e.model.joints().front().second);
+  const Vec3 r = e.kin.motion[static_cast<std::size_t>(alone[0].body)].r;
+  for (const OneBodyMotion& m : alone) {
+    const VecX v = e.model.scaling().col.cwiseProduct(m.scaled);
+    EXPECT_LT((v.segment<3>(0) + v.segment<3>(3).cross(ball - r)).norm(), 1e-9 * v.norm());
+  }
+}
+
 // The basis starts with the one-body motions, with their words; the rest is orthonormal to them
 // in the scaled velocities, and all of it is admissible.
 TEST(OneBodyMotions, TheAdmissibleMotionsStartWithThem) {
