@@ -76,6 +76,17 @@ class OutAndReport(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(tmp)), ["run.failed.columns.json", "run.failed.csv", "run.failed.html"])
             self.assertEqual(run.summary["output"], "")
 
+    def test_a_model_that_cannot_be_assembled_writes_nothing(self):
+        # the four-bar's ground pins 20 m apart (as the command line, which exits 3 before any file)
+        with open(os.path.join(MODELS, "four_bar_planar.yaml")) as f:
+            model = loopdyn.Model.from_yaml(f.read().replace("position: [4, 0]", "position: [20, 0]"), "far.yaml")
+        with tempfile.TemporaryDirectory() as tmp:
+            run = loopdyn.simulate(model, t_end=0.1, out=os.path.join(tmp, "run.csv"),
+                                   report=os.path.join(tmp, "run.html"))
+            self.assertEqual((run.ok, run.status, run.failure_reason, run.out, run.report),
+                             (False, "start-failed", "problem", "", ""))
+            self.assertEqual(os.listdir(tmp), [])
+
     def test_no_output_replaces_the_model_or_another_output(self):
         with tempfile.TemporaryDirectory() as tmp:
             model_file = os.path.join(tmp, "m.yaml")
