@@ -169,7 +169,14 @@
     grid.position.copy(target).addScaledVector(up, lowest - up.dot(target) - 0.05 * span);
     scene.add(grid);
     scene.add(new THREE.AxesHelper(0.2 * span));
-    const thick = 0.01 * span;
+    // the bodies' thickness: 8 % of their typical outline segment, between 0.2 % and 1 % of the
+    // motion's span (a long chain of short links keeps slender links; a compact mechanism as before)
+    const segments = [];
+    for (const o of outlines)
+      for (let k = 0; k + 1 < o.length; ++k) segments.push(v3(o[k]).distanceTo(v3(o[k + 1])));
+    segments.sort((a, b) => a - b);
+    const typical = segments.length > 0 ? segments[Math.floor(segments.length / 2)] : span;
+    const thick = Math.min(Math.max(0.08 * typical, 2e-3 * span), 0.01 * span);
     // a capsule from a to b
     const rod = (a, b, radius, material) => {
       const d = v3(b).sub(v3(a));
