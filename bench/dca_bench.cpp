@@ -113,8 +113,8 @@ void hdcaRhs(benchmark::State& st, const Model& model, State x, int threads = 1)
   HdcaFormulation hdca(model, threads);
   DynamicsWorkspace ws(model);
   VecX p(hdca.tree().nv()), pdot(hdca.tree().nv());
-  if (const std::string problem = hdca.start(model, ws, x, p); !problem.empty()) {
-    st.SkipWithError(problem.c_str());
+  if (const Problem problem = hdca.start(model, ws, x, p); !problem.empty()) {
+    st.SkipWithError(problemText(problem).c_str());
     return;
   }
   for (auto _ : st) {

@@ -39,8 +39,8 @@ void BM_Rhs(benchmark::State& st, const std::string& name, const std::string& me
   // one right-hand side as the integrator calls it: from the formulation's velocity variables
   DynamicsWorkspace ws(f.model);
   VecX u(formulation->velocityStateSize(f.model)), du(u.size());
-  if (const std::string problem = formulation->start(f.model, ws, f.state, u); !problem.empty()) {
-    st.SkipWithError(problem.c_str());
+  if (const Problem problem = formulation->start(f.model, ws, f.state, u); !problem.empty()) {
+    st.SkipWithError(problemText(problem).c_str());
     return;
   }
   State x = f.state;
@@ -50,7 +50,7 @@ void BM_Rhs(benchmark::State& st, const std::string& name, const std::string& me
   coordinates->fromState(x, positions);
   coordinates->toState(x.t, positions, x, true);
   for (auto _ : st) {
-    const std::string problem = formulation->evaluate(f.model, ws, x, u, du, Evaluation{});
+    const Problem problem = formulation->evaluate(f.model, ws, x, u, du, Evaluation{});
     benchmark::DoNotOptimize(du.data());
   }
   st.counters["n"] = f.model.nv();

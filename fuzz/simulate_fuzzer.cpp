@@ -67,8 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Trajectory run = simulateModel(model, request);
     if (!run.result.ok) {
       const RunFailure& f = run.result.failure;
-      const bool own_words = f.reason == RunFailure::Reason::Problem || f.reason == RunFailure::Reason::ProblemAt;
-      if (f.reason == RunFailure::Reason::None || (own_words && f.detail.empty()))
+      if (f.reason == RunFailure::Reason::None || (f.reason == RunFailure::Reason::Problem && f.detail.empty()) ||
+          (f.reason == RunFailure::Reason::ProblemAt && f.problem.empty()))
         defect("a failed run without a reason", run);
       return 0;
     }

@@ -216,7 +216,7 @@ py::dict unassembledRun(const PyModel& m, const loopdyn::SimulationRequest& requ
                         const loopdyn::AssemblyResult& assembly) {
   loopdyn::resolvePoints(m.model, request.points);  // (a wrong name is the request's problem first)
   loopdyn::SimulationResult result;
-  result.fail(loopdyn::RunStatus::StartFailed, 0, loopdyn::RunFailure::problem(assembly.message));
+  result.fail(loopdyn::RunStatus::StartFailed, 0, loopdyn::RunFailure::told(assembly.message));
   py::dict out = simulationFields(m.model, result);
   out["formulation"] = "";
   out["columns"] = py::dict();

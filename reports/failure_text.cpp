@@ -26,7 +26,7 @@ std::string nearWords(const RunFailure& f) {
 
 /// A failed step's account: where the mechanism was, and the right-hand side's problem.
 std::string stepEnd(const RunFailure& f) {
-  return nearWords(f) + (f.cause.empty() ? std::string() : " (" + f.cause + ")");
+  return nearWords(f) + (f.cause.empty() ? std::string() : " (" + problemText(f.cause) + ")");
 }
 
 void offBranchStart(std::ostream& os, const RunFailure& f) {
@@ -126,7 +126,7 @@ std::string failureText(const RunFailure& f) {
   switch (f.reason) {
     case Reason::None: return {};
     case Reason::Problem: return f.detail;
-    case Reason::ProblemAt: return "at " + timeText(f.t) + ": " + f.detail;
+    case Reason::ProblemAt: return "at " + timeText(f.t) + ": " + problemText(f.problem);
     case Reason::OffBranchStart: offBranchStart(os, f); break;
     case Reason::IntegratorGaveUp:
     case Reason::TooManySteps:

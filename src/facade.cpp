@@ -124,7 +124,7 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
   KinematicsWorkspace kin(model);
   const AssemblyResult assembled = assemble(model, kin, initialState(model));
   if (!assembled.converged) {
-    out.result.fail(RunStatus::StartFailed, 0, RunFailure::problem(assembled.message));
+    out.result.fail(RunStatus::StartFailed, 0, RunFailure::told(assembled.message));
     return out;
   }
   const State& x0 = assembled.state;

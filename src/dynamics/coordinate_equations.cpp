@@ -59,12 +59,14 @@ bool independentRows(const KineticGram& gram) {
 
 }  // namespace
 
-std::string jointState(const TreeKinematics& tree, State& x) {
+Problem jointState(const TreeKinematics& tree, State& x) {
   try {
     const VecX reference = x.q_r;
     tree.relativeState(x, x.q_r, x.v_r, reference.size() == tree.nq() ? &reference : nullptr);
   } catch (const InvalidArgument& e) {
-    return std::string("no joint coordinates give this state: ") + e.what();
+    Problem problem = Problem::of(Problem::Kind::NoJointCoordinates);
+    problem.detail = e.what();
+    return problem;
   }
   return {};
 }
@@ -89,7 +91,7 @@ std::unique_ptr<Coordinates> BodyCoordinateEquations::coordinates(const Model& m
   return std::make_unique<AbsoluteCoordinates>(model);
 }
 
-std::string BodyCoordinateEquations::projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const {
+Problem BodyCoordinateEquations::projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const {
   return loopdyn::projectPositions(model, ws, x);
 }
 
@@ -118,7 +120,7 @@ void BodyCoordinateEquations::leastNormMultipliers(const Model& model, DynamicsW
   loopdyn::leastNormMultipliers(model, ws, force_);
 }
 
-std::string BodyCoordinateEquations::gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+Problem BodyCoordinateEquations::gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
                                                   const RunSettings& settings, bool factorized, VecX& mu) {
   if (!factorized) factorizeAt(model, ws, x);
   gaussAccelerations(model, ws, x, settings.baumgarte, ws.gram_all);
@@ -135,7 +137,7 @@ void BodyCoordinateEquations::gaussMultipliers(const Model& model, DynamicsWorks
   loopdyn::leastNormMultipliers(model, ws, ws.r);
 }
 
-std::string BodyCoordinateEquations::prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+Problem BodyCoordinateEquations::prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
                                                      const Baumgarte&) {
   loopdyn::evaluateConstraints(model, ws.kin, x);
   ws.inverse_mass.update(model, ws.kin.motion);
@@ -190,7 +192,7 @@ std::unique_ptr<Coordinates> JointCoordinateEquations::coordinates(const Model& 
   return std::make_unique<JointCoordinates>(model);
 }
 
-std::string JointCoordinateEquations::carry(State& x) const { return jointState(tree_, x); }
+Problem JointCoordinateEquations::carry(State& x) const { return jointState(tree_, x); }
 
 void JointCoordinateEquations::toPositions(const Model& model, State& x) const {
   LOOPDYN_CHECK(x.q_r.size() == tree_.nq(), "joint coordinates: the state has none");
@@ -204,10 +206,10 @@ void JointCoordinateEquations::bodyVelocities(State& x) const {
   tree_.absoluteState(x.q_r, x.v_r, x.t, x);
 }
 
-std::string JointCoordinateEquations::projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const {
+Problem JointCoordinateEquations::projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const {
   // onto Phi = 0 (absolute Newton steps keep the tree joints), then the joint coordinates there
   toPositions(model, x);
-  if (std::string problem = loopdyn::projectPositions(model, ws, x); !problem.empty()) return problem;
+  if (Problem problem = loopdyn::projectPositions(model, ws, x); !problem.empty()) return problem;
   return jointState(tree_, x);
 }
 
@@ -258,13 +260,13 @@ MatX JointCoordinateEquations::basisFromBodies(const DynamicsWorkspace& ws, cons
   return basis * gram.operatorInverseSqrt();
 }
 
-std::string JointCoordinateEquations::gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+Problem JointCoordinateEquations::gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
                                                    const RunSettings& settings, bool, VecX& mu) {
   JointSpaceEquations& e = equations_;
   e.evaluate(model, tree_, ws, x, settings.baumgarte);
   // the tree: M_r a = Q_r without constraints (tree_dynamics.hpp)
   mass_llt_.compute(e.M);
-  if (mass_llt_.info() != Eigen::Success) return "the tree's mass matrix J^T M J is not positive definite";
+  if (mass_llt_.info() != Eigen::Success) return Problem::of(Problem::Kind::TreeMassNotPositiveDefinite);
   ws.a_r = mass_llt_.solve(e.Q);
   const auto k = static_cast<Eigen::Index>(e.rows.size());
   mu.setZero(k);
@@ -302,12 +304,12 @@ void JointCoordinateEquations::decideRank(int ceiling) {
   }
 }
 
-std::string JointCoordinateEquations::prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+Problem JointCoordinateEquations::prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
                                                       const Baumgarte& baumgarte) {
   JointSpaceEquations& e = equations_;
   e.evaluate(model, tree_, ws, x, baumgarte);
   mass_llt_.compute(e.M);
-  if (mass_llt_.info() != Eigen::Success) return "the tree's mass matrix J^T M J is not positive definite";
+  if (mass_llt_.info() != Eigen::Success) return Problem::of(Problem::Kind::TreeMassNotPositiveDefinite);
   // At = L_r^-1 C_r^T diag(row), z0 = L_r^-1 Q_r (kept_rows.hpp)
   const auto k = static_cast<Eigen::Index>(e.rows.size());
   At_.resize(e.C.cols(), k);

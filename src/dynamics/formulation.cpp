@@ -24,23 +24,23 @@ std::unique_ptr<Coordinates> Formulation::coordinates(const Model& model) const 
   return std::make_unique<AbsoluteCoordinates>(model);
 }
 
-std::string Formulation::begin(const Model&, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
+Problem Formulation::begin(const Model&, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
   u = x.v;
   return {};
 }
 
-std::string Formulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+Problem Formulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                                   Eigen::Ref<VecX> du, const Evaluation& how) const {
   x.v = u;
   if (how.project)
-    if (std::string problem = projectState(model, ws, x, kProjectionTolerance, how.kinematics_at_x); !problem.empty()) return problem;
-  std::string problem = solve(model, ws, x);
+    if (Problem problem = projectState(model, ws, x, kProjectionTolerance, how.kinematics_at_x); !problem.empty()) return problem;
+  Problem problem = solve(model, ws, x);
   if (problem.empty()) du = ws.a;
   else du.setConstant(std::numeric_limits<Scalar>::quiet_NaN());  // (a failed solve may leave ws.a unset)
   return problem;
 }
 
-std::string Formulation::velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+Problem Formulation::velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                                     Eigen::Ref<VecX> du) const {
   return evaluate(model, ws, x, u, du, Evaluation{});
 }
@@ -76,7 +76,7 @@ Scalar scaledPositionResidual(const Model& model, const DynamicsWorkspace& ws) {
 
 }  // namespace
 
-std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance, bool evaluated) {
+Problem projectPositions(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance, bool evaluated) {
   if (x.v.size() != model.nv()) x.v.setZero(model.nv());  // (a minimal formulation's velocities come later)
   if (!evaluated) evaluateConstraints(model, ws.kin, x);
   Scalar residual = scaledPositionResidual(model, ws);
@@ -97,14 +97,16 @@ std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x
     // only linearly, so a slower decrease goes on
     if (residual >= previous || (residual > 0.5 * previous && residual < 1e3 * tolerance)) break;
   }
-  if (residual > 1e-6)
-    return "the state is too far from the constraints to be projected onto them (scaled residual " +
-           std::to_string(residual) + ")";
+  if (residual > 1e-6) {
+    Problem problem = Problem::of(Problem::Kind::TooFarFromConstraints);
+    problem.value = residual;
+    return problem;
+  }
   return {};
 }
 
-std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance, bool evaluated) {
-  if (std::string problem = projectPositions(model, ws, x, tolerance, evaluated); !problem.empty()) return problem;
+Problem projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance, bool evaluated) {
+  if (Problem problem = projectPositions(model, ws, x, tolerance, evaluated); !problem.empty()) return problem;
   projectVelocities(model, ws, x);
   return {};
 }

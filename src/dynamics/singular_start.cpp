@@ -58,7 +58,8 @@ SingularStart singularStartBasis(const Model& model, DynamicsWorkspace& ws, cons
   displacePositions(model, x.q, S.cwiseProduct(kSingularProbe * L * d), probe.q);
   const AssemblyResult on_branch = assemblePositions(model, ws.kin, probe);
   if (!on_branch.converged) {
-    out.problem = "no configuration of the mechanism near the singular one along the initial motion: " + on_branch.message;
+    out.problem = Problem::of(Problem::Kind::BranchUnreachable);
+    out.problem.detail = on_branch.message;
     return out;
   }
   evaluateConstraints(model, ws.kin, on_branch.state);
@@ -67,7 +68,7 @@ SingularStart singularStartBasis(const Model& model, DynamicsWorkspace& ws, cons
   evaluateConstraints(model, ws.kin, x);
   tf.compute(ws.kin, ws.scaling, rank);
   if (!reorthogonalize(Q1, P)) {
-    out.problem = "the tangent space of the branch along the initial motion is orthogonal to the admissible motions";
+    out.problem = Problem::of(Problem::Kind::BranchOrthogonal);
     return out;
   }
   out.misfit = (d - P * (P.transpose() * d)).norm();

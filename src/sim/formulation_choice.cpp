@@ -85,12 +85,12 @@ BuiltFormulation elimination(const Model& model, const State& x0, const RankRepo
     return std::move(out);
   }
   DynamicsWorkspace ws(model);
-  if (const std::string problem = formulation->solve(model, ws, x0); !problem.empty()) {
+  if (const Problem problem = formulation->solve(model, ws, x0); !problem.empty()) {
     std::string names;
     for (const std::string& name : out.eliminated) names += (names.empty() ? "" : ", ") + name;
     out.problem = (relative ? std::string("elimination in joint coordinates")
                             : "eliminating " + (names.empty() ? std::string("nothing") : names)) +
-                  " does not work at the initial state: " + problem;
+                  " does not work at the initial state: " + problemText(problem);
     return std::move(out);
   }
   out.formulation = std::move(formulation);
@@ -151,8 +151,8 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
   // partitioning -- its start says, as in absolute coordinates)
   const auto inJointCoordinates = [&](std::unique_ptr<Formulation> formulation) {
     State xs = x0;
-    if (const std::string problem = jointState(TreeKinematics(model), xs); !problem.empty())
-      out.problem = method + ": relative coordinates cannot describe the initial state: " + problem;
+    if (const Problem problem = jointState(TreeKinematics(model), xs); !problem.empty())
+      out.problem = method + ": relative coordinates cannot describe the initial state: " + problemText(problem);
     else
       out.formulation = std::move(formulation);
     return std::move(out);

@@ -17,12 +17,21 @@ namespace loopdyn::detail {
 
 namespace {
 
-/// A failure the layer below accounts for at time t.
-RunFailure problemAt(Scalar t, std::string problem) {
+/// A failure the formulation accounts for at time t.
+RunFailure problemAt(Scalar t, Problem problem) {
   RunFailure failure;
   failure.reason = RunFailure::Reason::ProblemAt;
   failure.t = t;
-  failure.detail = std::move(problem);
+  failure.problem = std::move(problem);
+  return failure;
+}
+
+/// A failure the layer below (the assembly, a joint map) accounts for in its words, at time t.
+RunFailure failureAt(RunFailure::Reason reason, Scalar t, std::string detail) {
+  RunFailure failure;
+  failure.reason = reason;
+  failure.t = t;
+  failure.detail = std::move(detail);
   return failure;
 }
 
@@ -151,14 +160,15 @@ void Run::defineRightHandSides() {
     // (the right-hand side reads the positions as they are: their rates keep quaternions unit to
     // first order, and normalising here would change the equations the integrator solves)
     coordinates->toState(t, Eigen::Map<const VecX>(yt, nq), xr, false);
-    const std::string problem = formulation.evaluate(model, ws, xr, Eigen::Map<const VecX>(yt + nq, nu),
-                                                     Eigen::Map<VecX>(ydot + nq, nu), rhs_how);
+    const Problem problem = formulation.evaluate(model, ws, xr, Eigen::Map<const VecX>(yt + nq, nu),
+                                                 Eigen::Map<VecX>(ydot + nq, nu), rhs_how);
     if (!problem.empty()) {
       rhs_problem = problem;
       return -1;  // the formulation cannot go on here (a singular configuration): stop
     }
     if (!ws.a.allFinite()) {
-      rhs_problem = "the accelerations are not finite (NaN or infinite) on " + bodiesWithNonFinite(model, ws.a);
+      rhs_problem = Problem::of(Problem::Kind::NonFiniteAccelerations);
+      rhs_problem.names = bodiesWithNonFinite(model, ws.a);
       return 1;  // recoverable: the integrator retries with a smaller step
     }
     coordinates->rates(xr, ydot);
@@ -177,9 +187,9 @@ void Run::defineRightHandSides() {
 
 // x.v from the formulation's velocity variables u at x's positions, ws.kin evaluated there: u
 // itself for formulations that carry v (constraints only), else through the formulation's map
-std::string Run::velocitiesAt(State& x, Eigen::Ref<const VecX> uv) {
+Problem Run::velocitiesAt(State& x, Eigen::Ref<const VecX> uv) {
   if (!formulation.carriesVelocities()) {
-    std::string problem = formulation.velocities(model, ws, x, uv, du);
+    Problem problem = formulation.velocities(model, ws, x, uv, du);
     evaluateConstraints(model, ws.kin, x);  // (a right-hand side need not evaluate them: the HDCA's does not)
     return problem;
   }
@@ -195,7 +205,7 @@ std::string Run::velocitiesAt(State& x, Eigen::Ref<const VecX> uv) {
 void Run::emit(Scalar t, const VecX& ye, bool in_crossing) {
   const Timer timer(clock, Stage::Samples);
   positions(t, ye, sample.x);
-  std::string problem = velocitiesAt(sample.x, ye.segment(nq, nu));
+  Problem problem = velocitiesAt(sample.x, ye.segment(nq, nu));
   violations(model, ws, sample.x, sample.position_violation, sample.velocity_violation);
   positions(t, ye, sample.x);
   // (a formulation that carries v evaluated ws.kin at x and u above, where its projection starts)
@@ -235,15 +245,16 @@ void Run::emit(Scalar t, const VecX& ye, bool in_crossing) {
 /// The initial ODE state, the formulation's start and the integrator; false when the run cannot start.
 bool Run::start() {
   y0.resize(nq + nu + 1);
-  std::string start_problem;
+  Problem start_problem;
   try {
     State x_initial = x0;
     coordinates->fromState(x_initial, y0.head(nq));
   } catch (const InvalidArgument& e) {
-    start_problem = std::string("no joint coordinates give the initial state: ") + e.what();
+    start_problem = Problem::of(Problem::Kind::NoInitialJointCoordinates);
+    start_problem.detail = e.what();
   }
   y0(nq + nu) = 0;
-  if (const std::string problem =
+  if (const Problem problem =
           start_problem.empty() ? formulation.start(model, ws, x0, y0.segment(nq, nu), settings) : start_problem;
       !problem.empty()) {
     result.fail(RunStatus::StartFailed, x0.t, problemAt(x0.t, problem));
@@ -312,7 +323,7 @@ void Run::setProjectMode(bool project, Scalar t) {
     rhs_how.project = project;
     State x_mode;
     positions(t, y_now, x_mode);
-    if (const std::string problem = formulation.evaluationModeChanged(model, ws, x_mode, project, y_now.segment(nq, nu));
+    if (const Problem problem = formulation.evaluationModeChanged(model, ws, x_mode, project, y_now.segment(nq, nu));
         !problem.empty())
       result.fail(RunStatus::EvaluationFailed, t, problemAt(t, problem));
   }
@@ -414,7 +425,7 @@ void Run::step() {
     return formulation.afterStep(model, ws, step_info, xp, u);
   }();
   if (!outcome.failure.empty()) {
-    result.fail(RunStatus::EvaluationFailed, xp.t, RunFailure::problem(outcome.failure, xp.t));
+    result.fail(RunStatus::EvaluationFailed, xp.t, problemAt(xp.t, outcome.failure));
     return;
   }
   if (outcome.event && result.events.size() < kMaxEvents) {
@@ -742,8 +753,7 @@ bool Run::stabilize(bool crossing, bool& restart) {
       velocity <= kPostponeFactor * tolerance * std::max<Scalar>(1, speed)) {
     ++result.projections_postponed;  // keep the (still small) violation and try again after the next step
   } else if (!projected.converged) {
-    RunFailure failure = problemAt(xp.t, projected.message);
-    failure.reason = RunFailure::Reason::ProjectionFailed;
+    RunFailure failure = failureAt(RunFailure::Reason::ProjectionFailed, xp.t, projected.message);
     failure.near = nearSingularity(model, xp, rank);
     result.fail(RunStatus::ProjectionFailed, xp.t, std::move(failure));
     return false;
@@ -757,9 +767,7 @@ bool Run::stabilize(bool crossing, bool& restart) {
     try {
       coordinates->fromState(xp, p_end);  // (joint coordinates: re-derived from the moved bodies)
     } catch (const InvalidArgument& e) {
-      RunFailure failure = problemAt(xp.t, e.what());
-      failure.reason = RunFailure::Reason::NoJointCoordinates;
-      result.fail(RunStatus::ProjectionFailed, xp.t, std::move(failure));
+      result.fail(RunStatus::ProjectionFailed, xp.t, failureAt(RunFailure::Reason::NoJointCoordinates, xp.t, e.what()));
       return false;
     }
   }

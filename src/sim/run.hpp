@@ -70,7 +70,7 @@ class Run {
   void checkEnergyAndViolation();
   // what the stages share
   void positions(Scalar t, const VecX& y, State& x) const { coordinates->toState(t, y.head(nq), x, true); }
-  std::string velocitiesAt(State& x, Eigen::Ref<const VecX> u);
+  Problem velocitiesAt(State& x, Eigen::Ref<const VecX> u);
   void emit(Scalar t, const VecX& y, bool in_crossing = false);
   void setProjectMode(bool project, Scalar t);
   Scalar sampleTime(long k) const { return k >= last ? options.t_end : x0.t + static_cast<Scalar>(k) * dt; }
@@ -107,7 +107,7 @@ class Run {
   VecX du;
   // right-hand side; on the constraints (project) near singular configurations
   State xr;
-  std::string rhs_problem;
+  Problem rhs_problem;
   Evaluation rhs_how;
   ode::Rhs rhs, projected_rhs;
   // samples

@@ -18,12 +18,12 @@ constexpr Scalar kResolvedShare = 0.1;
 
 }  // namespace
 
-std::string bodiesWithNonFinite(const Model& model, const VecX& a) {
-  std::string out;
+std::vector<std::string> bodiesWithNonFinite(const Model& model, const VecX& a) {
+  std::vector<std::string> out;
   for (int b = 0; b < model.nb(); ++b)
     if (!a.segment(b * model.vPerBody(), model.vPerBody()).allFinite())
-      out += (out.empty() ? "body '" : ", body '") + model.bodies()[static_cast<std::size_t>(b)].name + "'";
-  return out.empty() ? "no body" : out;
+      out.push_back(model.bodies()[static_cast<std::size_t>(b)].name);
+  return out;
 }
 
 void violations(const Model& model, const DynamicsWorkspace& ws, const State& x, Scalar& position, Scalar& velocity) {

@@ -10,8 +10,8 @@
 
 namespace loopdyn::detail {
 
-/// "body 'a', body 'b'": the bodies with a non-finite entry in a vector over the velocity coordinates.
-std::string bodiesWithNonFinite(const Model& model, const VecX& a);
+/// The bodies with a non-finite entry in a vector over the velocity coordinates.
+std::vector<std::string> bodiesWithNonFinite(const Model& model, const VecX& a);
 
 /// Scaled violations of the state as evaluated in ws.
 void violations(const Model& model, const DynamicsWorkspace& ws, const State& x, Scalar& position, Scalar& velocity);

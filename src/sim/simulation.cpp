@@ -132,6 +132,7 @@ const char* failureReasonName(RunFailure::Reason reason) {
 std::ostream& operator<<(std::ostream& os, const RunFailure& f) {
   os << failureReasonName(f.reason) << " at t = " << f.t << " s";
   if (!f.detail.empty()) os << ": " << f.detail;
+  if (!f.problem.empty()) os << ": " << f.problem;
   if (!f.cause.empty()) os << " (" << f.cause << ")";
   if (f.value != 0 || f.limit != 0) os << ", value " << f.value << ", limit " << f.limit;
   if (!f.equation.empty()) os << ", " << f.equation << " turned independent";

@@ -135,7 +135,7 @@ TEST(Allocation, RightHandSidesAllocateNothing) {
     const BuiltFormulation projection = buildFormulation(model, x, choice);
     ASSERT_TRUE(projection.formulation) << name << ": " << projection.problem;
     VecX up(projection.formulation->velocityStateSize(model)), dup(up.size());
-    ASSERT_EQ(projection.formulation->start(model, ws, x, up), "") << name;
+    ASSERT_TRUE((projection.formulation->start(model, ws, x, up)).empty()) << name;
     EXPECT_EQ(allocationsOf([&] {
                 xs = x;
                 projection.formulation->evaluate(model, ws, xs, up, dup, Evaluation{});
@@ -150,7 +150,7 @@ TEST(Allocation, RightHandSidesAllocateNothing) {
     EXPECT_EQ(allocationsOf([&] { dca.evaluate(model, ws, xd, u, du_r, Evaluation{}); }), 0) << name << ", dca";
     HdcaFormulation hdca(model);
     VecX p(hdca.tree().nv());
-    ASSERT_EQ(hdca.start(model, ws, x, p), "") << name;
+    ASSERT_TRUE((hdca.start(model, ws, x, p)).empty()) << name;
     State xh = xd;
     EXPECT_EQ(allocationsOf([&] { hdca.evaluate(model, ws, xh, p, du_r, Evaluation{}); }), 0) << name << ", hdca";
   }

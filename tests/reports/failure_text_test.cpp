@@ -21,10 +21,10 @@ TEST(FailureText, AFailedStepSaysWhereTheMechanismWasAndWhatFailedIt) {
   RunFailure f = failure(Reason::TooManySteps, 0.5);
   f.steps = 1000;
   f.near = NearSingularity{14, 12, {"O3", "O2"}};
-  f.cause = "the mass matrix is singular";
+  f.cause = Problem::of(Problem::Kind::TreeMassNotPositiveDefinite);
   EXPECT_EQ(reports::failureText(f),
             "more than 1000 steps (step size collapsed) at t = 0.500000 s near a singular configuration (rank 14 -> 12) "
-            "involving O3, O2 (the mass matrix is singular)");
+            "involving O3, O2 (the tree's mass matrix J^T M J is not positive definite)");
   f = failure(Reason::IntegratorGaveUp, 1);
   f.detail = "integrator error -22";
   EXPECT_EQ(reports::failureText(f), "integrator error -22");

@@ -183,7 +183,7 @@ TEST(Simulation, AutomaticEliminationIsReChosenWhereItsRowsBecomeDependent) {
   EXPECT_LT(stopped.failure_time, options.t_end);
   EXPECT_EQ(stopped.failure.reason, RunFailure::Reason::IntegratorGaveUp) << stopped.failure;
   EXPECT_EQ(stopped.failure.t, stopped.failure_time);
-  EXPECT_NE(stopped.failure.cause.find("not singular"), std::string::npos) << stopped.failure;
+  EXPECT_EQ(stopped.failure.cause.kind, Problem::Kind::KeptRowsDependent) << stopped.failure;
 
   std::vector<VecX> q_elimination, q_lagrange;
   EliminationFormulation automatic(model, rows, true);

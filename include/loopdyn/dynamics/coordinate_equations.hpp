@@ -57,13 +57,13 @@ class CoordinateEquations {
   /// The carried positions and velocities of an absolute state x (joint coordinates derived from
   /// x.q and x.v, its tree joints holding: jointState), and x made consistent with them. "" or why
   /// there are none.
-  virtual std::string carry(State& x) const = 0;
+  virtual Problem carry(State& x) const = 0;
   /// x's absolute positions from the carried ones at x.t, every velocity set to zero (what the
   /// constraints' velocity terms b need before the velocities are known).
   virtual void toPositions(const Model& model, State& x) const = 0;
   /// Positions onto Phi = 0 (projectPositions: Newton steps of least kinetic-metric length), the
   /// carried positions following. "" or why not.
-  virtual std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const = 0;
+  virtual Problem projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const = 0;
 
   /// ws.kin, C and b at x's positions and time (x consistent).
   void evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x);
@@ -95,13 +95,13 @@ class CoordinateEquations {
   /// settings: Baumgarte's terms, and the generic rank as a ceiling on the rows' rank
   /// (RunSettings::generic_rank; absolute coordinates decide the rank on G, whose threshold on
   /// squared quantities the drift does not reach). "" or why not.
-  virtual std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+  virtual Problem gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x,
                                    const RunSettings& settings, bool factorized, VecX& mu) = 0;
   /// After gaussAllRows: ws.lambda, every row's multiplier, the least (scaled) norm ones where
   /// they are not unique.
   virtual void gaussMultipliers(const Model& model, DynamicsWorkspace& ws) = 0;
   /// What gaussOnRows needs at x (the constraints, the forces, the metric). "" or why not.
-  virtual std::string prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+  virtual Problem prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
                                       const Baumgarte& baumgarte) = 0;
   /// Only the rows `kept` (positions in rows(), ascending; elimination): w', ws.a and their
   /// multipliers in mu (zero on the others). False where they are dependent here (kept_rows.hpp's
@@ -152,9 +152,9 @@ class BodyCoordinateEquations final : public CoordinateEquations {
   const VecX& velocities(const State& x) const override { return x.v; }
   VecX& accelerations(DynamicsWorkspace& ws) const override { return ws.a; }
   const VecX& accelerations(const DynamicsWorkspace& ws) const override { return ws.a; }
-  std::string carry(State&) const override { return {}; }
+  Problem carry(State&) const override { return {}; }
   void toPositions(const Model& model, State& x) const override { x.v.setZero(model.nv()); }
-  std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const override;
+  Problem projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const override;
   void constraintsFromKinematics(const Model&, DynamicsWorkspace&, const State&) override {}
   void bodyVelocities(State&) const override {}
   void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte,
@@ -162,10 +162,10 @@ class BodyCoordinateEquations final : public CoordinateEquations {
   void rateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, MatX& AdotT) override;
   void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) override;
   MatX basisFromBodies(const DynamicsWorkspace&, const State&, const MatX& T) const override { return T; }
-  std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x, const RunSettings& settings,
+  Problem gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x, const RunSettings& settings,
                            bool factorized, VecX& mu) override;
   void gaussMultipliers(const Model& model, DynamicsWorkspace& ws) override;
-  std::string prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+  Problem prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
                               const Baumgarte& baumgarte) override;
   bool gaussOnRows(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
                    const std::vector<int>& kept, VecX& mu) override;
@@ -201,9 +201,9 @@ class JointCoordinateEquations final : public CoordinateEquations {
   const VecX& velocities(const State& x) const override { return x.v_r; }
   VecX& accelerations(DynamicsWorkspace& ws) const override { return ws.a_r; }
   const VecX& accelerations(const DynamicsWorkspace& ws) const override { return ws.a_r; }
-  std::string carry(State& x) const override;
+  Problem carry(State& x) const override;
   void toPositions(const Model& model, State& x) const override;
-  std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const override;
+  Problem projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const override;
   void constraintsFromKinematics(const Model& model, DynamicsWorkspace& ws, const State& x) override;
   void bodyVelocities(State& x) const override;
   void evaluate(const Model& model, DynamicsWorkspace& ws, State& x, const Baumgarte& baumgarte,
@@ -211,10 +211,10 @@ class JointCoordinateEquations final : public CoordinateEquations {
   void rateTimes(const Model& model, DynamicsWorkspace& ws, const State& x, const MatX& TS, MatX& AdotT) override;
   void leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) override;
   MatX basisFromBodies(const DynamicsWorkspace& ws, const State& x, const MatX& T) const override;
-  std::string gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x, const RunSettings& settings,
+  Problem gaussAllRows(const Model& model, DynamicsWorkspace& ws, const State& x, const RunSettings& settings,
                            bool factorized, VecX& mu) override;
   void gaussMultipliers(const Model& model, DynamicsWorkspace& ws) override { leastNormMultipliers(model, ws); }
-  std::string prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
+  Problem prepareKeptRows(const Model& model, DynamicsWorkspace& ws, const State& x,
                               const Baumgarte& baumgarte) override;
   bool gaussOnRows(const Model& model, DynamicsWorkspace& ws, const State& x, const Baumgarte& baumgarte,
                    const std::vector<int>& kept, VecX& mu) override;
@@ -256,7 +256,7 @@ class JointCoordinateEquations final : public CoordinateEquations {
 
 /// Joint coordinates of an absolute state whose tree joints hold (x.q_r, x.v_r; angles near the
 /// x.q_r it had), or why there are none.
-std::string jointState(const TreeKinematics& tree, State& x);
+Problem jointState(const TreeKinematics& tree, State& x);
 
 /// The equations over the bodies' velocities (relative false) or the joints' (true).
 std::unique_ptr<CoordinateEquations> coordinateEquations(const Model& model, bool relative);

@@ -39,6 +39,7 @@
 #include "loopdyn/dynamics/kept_rows.hpp"
 #include "loopdyn/dynamics/kinetic_gram.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
+#include "loopdyn/dynamics/problem.hpp"
 #include "loopdyn/dynamics/run_event.hpp"
 #include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
@@ -117,7 +118,7 @@ class Formulation {
   virtual std::string_view name() const = 0;
   /// Fills ws.a, ws.lambda (and ws.kin, ws.M, ws.F, ws.F_nc) at state x. Returns "" on success,
   /// otherwise what went wrong, naming the equations involved.
-  virtual std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const = 0;
+  virtual Problem solve(const Model& model, DynamicsWorkspace& ws, const State& x) const = 0;
   /// The positions the integrator carries for this formulation (kinematics/coordinates.hpp):
   /// absolute unless the formulation works in joint coordinates.
   virtual std::unique_ptr<Coordinates> coordinates(const Model& model) const;
@@ -139,7 +140,7 @@ class Formulation {
   virtual bool carriesJointVelocities() const { return false; }
   /// Sets up the formulation for a run with `settings` (kept until the next start) and its own
   /// choices at the assembled state x, and writes u for it.
-  std::string start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u,
+  Problem start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u,
                     const RunSettings& settings = {}) {
     settings_ = settings;
     return begin(model, ws, x, u);
@@ -163,12 +164,12 @@ class Formulation {
   /// From positions x.q at x.t and u: fills x.v, ws.a and du/dt, and ws.lambda when
   /// how.multipliers (inside the integration only their power is needed). With how.project the
   /// state is first moved onto the constraints and x holds the projected positions and velocities.
-  virtual std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+  virtual Problem evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                                Eigen::Ref<VecX> du, const Evaluation& how) const;
   /// From positions x.q at x.t and u: x.v alone (what the simulation's checks and the watch's
   /// interpolant need after each step). By default a whole evaluation (du: its scratch, u's
   /// size); a formulation whose velocity map is cheaper than its dynamics (projection) overrides.
-  virtual std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+  virtual Problem velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                                  Eigen::Ref<VecX> du) const;
   /// Power of the constraint forces at the last evaluation: lambda^T b = (M a - F)^T v (the work
   /// drivers do; C^T lambda = F - M a and C v = -b).
@@ -200,7 +201,7 @@ class Formulation {
   struct StepOutcome {
     bool restart = false;  ///< u was rewritten
     std::optional<RunEvent> event;  ///< what happened, for the log (none if nothing worth reporting)
-    std::string failure;   ///< why the formulation cannot go on ("" if it can): the simulation stops
+    Problem failure;       ///< why the formulation cannot go on (empty if it can): the simulation stops
   };
   virtual StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
                                 Eigen::Ref<VecX> u);
@@ -208,7 +209,7 @@ class Formulation {
   /// project, near a singular configuration), at the positions x before the integrator restarts
   /// from u. May rewrite u for the same motion (HDCA: its momenta become joint velocities there,
   /// hdca.hpp). Returns "" or why it cannot.
-  virtual std::string evaluationModeChanged(const Model&, DynamicsWorkspace&, const State&, bool /*project*/,
+  virtual Problem evaluationModeChanged(const Model&, DynamicsWorkspace&, const State&, bool /*project*/,
                                             Eigen::Ref<VecX> /*u*/) {
     return {};
   }
@@ -222,7 +223,7 @@ class Formulation {
 
  protected:
   /// start's own part: the formulation's choices at x, and u.
-  virtual std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u);
+  virtual Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u);
 
   RunSettings settings_;  ///< the last start's
 };
@@ -237,11 +238,11 @@ inline constexpr Scalar kProjectionTolerance = 1e-14;
 /// metric. Leaves ws.kin evaluated at the result, ws.inverse_mass and ws.gram_all factorised there.
 /// Returns "" or why not (Newton did not reach 1e-6: x is too far from the constraints).
 /// `evaluated`: ws.kin already holds the constraints at x (not evaluated again).
-std::string projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance = kProjectionTolerance,
+Problem projectState(const Model& model, DynamicsWorkspace& ws, State& x, Scalar tolerance = kProjectionTolerance,
                          bool evaluated = false);
 
 /// Positions only (the first half of projectState); ws.kin is left evaluated at the result.
-std::string projectPositions(const Model& model, DynamicsWorkspace& ws, State& x,
+Problem projectPositions(const Model& model, DynamicsWorkspace& ws, State& x,
                              Scalar tolerance = kProjectionTolerance, bool evaluated = false);
 
 /// Velocities only (the second half): x.v onto C v + b = 0 by the least change in the kinetic

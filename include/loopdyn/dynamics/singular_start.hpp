@@ -39,7 +39,7 @@ struct SingularStart {
   Scalar misfit = 0;       ///< |d - P P^T d| (0: d is tangent to the branch found)
   bool at_rest = false;    ///< d is the initial acceleration (else the initial velocity)
   int rank = 0;            ///< rank of C_s at the start
-  std::string problem;     ///< non-empty: no basis (what went wrong)
+  Problem problem;         ///< non-empty: no basis (what went wrong)
 };
 
 /// The tangent basis for a motion that starts at the singular configuration x, for a mechanism of

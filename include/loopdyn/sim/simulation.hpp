@@ -186,7 +186,7 @@ struct RunFailure {
   enum class Reason {
     None,                   ///< the run has not failed
     Problem,                ///< detail: the layer below's account (the assembly's; a formulation's step)
-    ProblemAt,              ///< detail at t (a formulation's start or evaluation, a joint map)
+    ProblemAt,              ///< problem at t (a formulation's start, evaluation or step)
     OffBranchStart,         ///< at a singular start: rank (of rank_regular), at_rest, misfit in value
     LeftBranch,             ///< at the passage at t; near
     IntegratorGaveUp,       ///< detail: the integrator's message; near; cause
@@ -204,8 +204,9 @@ struct RunFailure {
   };
   Reason reason = Reason::None;
   Scalar t = 0, t_from = 0;
-  std::string detail;  ///< the layer below's own words (an integrator's, a formulation's, the assembly's)
-  std::string cause;   ///< a failed step: the right-hand side's problem that failed it ("" for none)
+  std::string detail;  ///< the layer below's own words (an integrator's, the assembly's, a joint map's)
+  Problem problem;     ///< ProblemAt: the formulation's account (dynamics/problem.hpp)
+  Problem cause;       ///< a failed step: the right-hand side's problem that failed it (empty for none)
   std::optional<NearSingularity> near;
   std::string formulation;  ///< SingularConfiguration: the formulation that cannot pass one
   std::string equation;     ///< lock-ups: the equation that turned independent ("EQ of PAIR", or the pair)
@@ -215,7 +216,7 @@ struct RunFailure {
   bool at_rest = false, at_step_end = false;
 
   /// A failure the layer below accounts for in its own words (Reason::Problem).
-  static RunFailure problem(std::string detail, Scalar t = 0) {
+  static RunFailure told(std::string detail, Scalar t = 0) {
     RunFailure failure;
     failure.reason = Reason::Problem;
     failure.t = t;

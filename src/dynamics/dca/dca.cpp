@@ -693,12 +693,12 @@ void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, 
   forwardDynamicsByDca(dca_, tree_, model, ws, x, gamma_shift);
 }
 
-std::string DcaFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) {
+Problem DcaFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) {
   dca_.followGenericRank(settings_.generic_rank < 0 ? -1 : model.nc() - settings_.generic_rank);
   return JointCoordinateFormulation::begin(model, ws, x, u);
 }
 
-std::string DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation&) const {
+Problem DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation&) const {
   // the dense constraint evaluation only where something reads it: Baumgarte's terms, the
   // drivers' power lambda^T b (scleronomic rows have b = 0 at any state); every multiplier comes
   // from the assembly, and the reactions from them without C (kinematics/pair_wrench.hpp)

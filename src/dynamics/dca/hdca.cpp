@@ -318,12 +318,12 @@ std::vector<RunWarning> HdcaFormulation::costWarnings(const Model& model) const 
   return {warning};
 }
 
-std::string HdcaFormulation::begin(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
+Problem HdcaFormulation::begin(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
   joint_velocities_ = false;
   hdca_.assembly().followGenericRank(settings_.generic_rank < 0 ? -1 : model.nc() - settings_.generic_rank);
   State xs = x;
   checkStateSize(model, xs);
-  if (std::string problem = jointState(tree_, xs); !problem.empty()) return problem;
+  if (Problem problem = jointState(tree_, xs); !problem.empty()) return problem;
   tree_.absoluteState(xs.q_r, xs.v_r, xs.t, xs);
   VecX p;
   hdca_.momenta(model, xs, VecX(), p);
@@ -331,15 +331,15 @@ std::string HdcaFormulation::begin(const Model& model, DynamicsWorkspace&, const
   return {};
 }
 
-std::string HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+Problem HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                                       Eigen::Ref<VecX> du, const Evaluation& how) const {
   LOOPDYN_CHECK(x.q_r.size() == tree_.nq(), name(), ": the state has no joint coordinates");
   if (joint_velocities_) return JointCoordinateFormulation::evaluate(model, ws, x, u, du, how);
   if (how.project) {
     tree_.absolutePositions(x.q_r, x.t, x);
     x.v.setZero(model.nv());
-    if (std::string problem = projectPositions(model, ws, x); !problem.empty()) return problem;
-    if (std::string problem = jointState(tree_, x); !problem.empty()) return problem;
+    if (Problem problem = projectPositions(model, ws, x); !problem.empty()) return problem;
+    if (Problem problem = jointState(tree_, x); !problem.empty()) return problem;
   }
   // (one entry into the task arena for all the passes: each entry wakes the workers)
   ws.F.resize(model.nv());
@@ -380,7 +380,7 @@ Formulation::StepOutcome HdcaFormulation::afterStep(const Model& model, Dynamics
   return {};
 }
 
-std::string HdcaFormulation::evaluationModeChanged(const Model& model, DynamicsWorkspace&, const State& x, bool project,
+Problem HdcaFormulation::evaluationModeChanged(const Model& model, DynamicsWorkspace&, const State& x, bool project,
                                                    Eigen::Ref<VecX> u) {
   if (project == joint_velocities_) return {};
   State xs = x;
@@ -408,7 +408,7 @@ void HdcaFormulation::accelerations(const Model& model, DynamicsWorkspace& ws, c
   forwardDynamicsByDca(hdca_.assembly(), tree_, model, ws, x, no_shift);
 }
 
-std::string HdcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation&) const {
+Problem HdcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation&) const {
   evaluateConstraints(model, ws.kin, x);
   accelerations(model, ws, x);
   return {};

@@ -13,11 +13,10 @@ namespace loopdyn {
 namespace {
 
 /// The names of the equations at `positions` in `rows`.
-std::string equationList(const Model& model, const std::vector<int>& rows, const std::vector<int>& positions) {
-  std::string names;
-  for (const int k : positions)
-    names += (names.empty() ? "" : ", ") + model.equations()[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])].name;
-  return names.empty() ? "?" : names;
+std::vector<std::string> equationList(const Model& model, const std::vector<int>& rows, const std::vector<int>& positions) {
+  std::vector<std::string> names;
+  for (const int k : positions) names.push_back(model.equations()[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])].name);
+  return names;
 }
 
 /// The smallest |R_kk| / |R_11| of the pivoted QR of At's columns `kept` (1 for none).
@@ -44,24 +43,27 @@ EliminationFormulation::EliminationFormulation(const Model& model, std::vector<i
   mu_.setZero(static_cast<Eigen::Index>(rows.size()));
 }
 
-std::string EliminationFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x,
+Problem EliminationFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x,
                                             const Evaluation& how) const {
   CoordinateEquations& e = *equations_;
-  if (std::string problem = e.prepareKeptRows(model, ws, x, settings_.baumgarte); !problem.empty()) return problem;
+  if (Problem problem = e.prepareKeptRows(model, ws, x, settings_.baumgarte); !problem.empty()) return problem;
   if (!e.gaussOnRows(model, ws, x, settings_.baumgarte, kept_, mu_)) {
     // The kept rows are dependent here. QR with column pivoting of all of At (the same matrix and
     // the same 1e-6 as the pivot test) tells whether the configuration is singular, or within
     // that of one (rank below the number kept), or only the choice went bad.
     const KeptRowsSolver::Diagnosis why = KeptRowsSolver::diagnose(e.metricScaledTransposed(model, ws), kept_);
-    if (why.rank < static_cast<int>(kept_.size()))
-      return std::string("a singular configuration (or within 1e-6 of one): ") + e.constraintsName() + " has rank " +
-             std::to_string(why.rank) + " here, below the " + std::to_string(kept_.size()) +
-             " equations kept after elimination (dependent: " + equationList(model, e.rows(), why.dependent) + ")";
+    Problem problem = Problem::of(Problem::Kind::KeptRowsDependent);
+    problem.names = equationList(model, e.rows(), why.dependent);
+    if (why.rank < static_cast<int>(kept_.size())) {
+      problem.kind = Problem::Kind::KeptRowsSingular;
+      problem.matrix = e.constraintsName();
+      problem.rank = why.rank;
+      problem.count = static_cast<int>(kept_.size());
+      return problem;
+    }
     // a regular configuration where the initial choice fails (paper 001, sect. 3.1: which
     // equations are redundant may depend on the configuration): here, the QR choice
-    if (!reselect_ || !e.gaussOnRows(model, ws, x, settings_.baumgarte, why.independent, mu_))
-      return "the equations kept after elimination are dependent here (" + equationList(model, e.rows(), why.dependent) +
-             ") although the mechanism is not singular: eliminate other equations";
+    if (!reselect_ || !e.gaussOnRows(model, ws, x, settings_.baumgarte, why.independent, mu_)) return problem;
   }
   if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
   // every row's multiplier: mu (the rows eliminated carry none), in joint coordinates the tree
@@ -70,9 +72,9 @@ std::string EliminationFormulation::solveAt(const Model& model, DynamicsWorkspac
   return {};
 }
 
-std::string EliminationFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x,
+Problem EliminationFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x,
                                           Eigen::Ref<VecX> u) {
-  std::string problem = VelocityFormulation::begin(model, ws, x, u);
+  Problem problem = VelocityFormulation::begin(model, ws, x, u);
   if (!problem.empty() || !reselect_ || eliminated_.empty()) return problem;
   State xs = x;  // (in joint coordinates: with its joint coordinates)
   if (equations_->carry(xs).empty()) best_quality_ = quality(model, ws, xs, kept_);

@@ -2,10 +2,10 @@
 
 namespace loopdyn {
 
-std::string LagrangeFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x,
+Problem LagrangeFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x,
                                          const Evaluation& how) const {
   CoordinateEquations& e = *equations_;
-  if (std::string problem = e.gaussAllRows(model, ws, x, settings_, how.project, mu_); !problem.empty()) return problem;
+  if (Problem problem = e.gaussAllRows(model, ws, x, settings_, how.project, mu_); !problem.empty()) return problem;
   if (!ws.a.allFinite()) return {};  // (the simulation names the bodies)
   if (!how.multipliers) return {};
   e.gaussMultipliers(model, ws);

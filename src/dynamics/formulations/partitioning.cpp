@@ -184,23 +184,25 @@ Partition PartitioningFormulation::choosePartition(const Model& model, DynamicsW
   return p;
 }
 
-std::string PartitioningFormulation::evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws,
+Problem PartitioningFormulation::evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws,
                                                   State& x, Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
                                                   bool multipliers) const {
   CoordinateEquations& e = *equations_;
   // (b's rounding depends on the velocities: stale ones would carry the last evaluation over)
   e.toPositions(model, x);
   e.evaluateConstraints(model, ws, x);  // C and b: positions and time only
+  // (the problem of this set of independent coordinates, built only when there is one)
+  const auto problem = [&](Problem::Kind kind) {
+    Problem out = Problem::of(kind);
+    for (const int i : p.independent) out.names.push_back(names_[static_cast<std::size_t>(i)]);
+    out.value = partitioned_.rcond();
+    return out;
+  };
   if (!partitioned_.velocities(e.C(ws), e.b(ws), e.row(), e.col(ws), p, u, e.velocities(x)))
-    return "the dependent velocity coordinates cannot be solved for: C_KD is singular (reciprocal condition " +
-           std::to_string(partitioned_.rcond()) + ") with the independent coordinates " +
-           coordinateSet(names_, p.independent) +
-           " (at a singular configuration of the mechanism every set is singular: the projection formulation passes it)";
+    return problem(Problem::Kind::DependentCoordinatesSingular);
   e.evaluate(model, ws, x, settings_.baumgarte);
   if (!partitioned_.accelerations(e.M(ws), e.F(ws), e.Gamma(ws), e.row(), e.col(ws), p, e.accelerations(ws), du))
-    return "the reduced mass matrix D M D^T is not positive definite: the independent coordinates " +
-           coordinateSet(names_, p.independent) + " are (nearly) a singular choice here (C_KD reciprocal condition " +
-           std::to_string(partitioned_.rcond()) + ")";
+    return problem(Problem::Kind::ReducedMassNotPositiveDefinite);
   e.bodyAccelerations(x, ws);
   if (multipliers && ws.a.allFinite()) {
     // eq. (38): the rows K carry the constraint forces, the other rows kept none, the tree joints
@@ -212,11 +214,11 @@ std::string PartitioningFormulation::evaluateWith(const Partition& p, const Mode
   return {};
 }
 
-std::string PartitioningFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
+Problem PartitioningFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
                                               Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
                                               const Evaluation& how) const {
   if (how.project)
-    if (std::string problem = equations_->projectPositions(model, ws, x); !problem.empty()) return problem;
+    if (Problem problem = equations_->projectPositions(model, ws, x); !problem.empty()) return problem;
   return evaluateWith(partition_, model, ws, x, u, du, how.multipliers);
 }
 
@@ -225,9 +227,9 @@ Scalar PartitioningFormulation::constraintPower(const DynamicsWorkspace& ws, con
   return (e.M(ws) * e.accelerations(ws) - e.F(ws)).dot(e.velocities(x));
 }
 
-std::string PartitioningFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+Problem PartitioningFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   State xs = x;
-  if (std::string problem = equations_->carry(xs); !problem.empty()) return problem;
+  if (Problem problem = equations_->carry(xs); !problem.empty()) return problem;
   const VecX w = equations_->velocities(xs);
   equations_->toPositions(model, xs);
   const Partition p = choosePartition(model, ws, xs);
@@ -235,19 +237,18 @@ std::string PartitioningFormulation::solve(const Model& model, DynamicsWorkspace
   return evaluateWith(p, model, ws, xs, w(p.independent), du, true);
 }
 
-std::string PartitioningFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x,
+Problem PartitioningFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x,
                                            Eigen::Ref<VecX> u) {
   switches_.clear();
   if (const Scalar ratio = SingularWatch(rank_, settings_.ratio_scale).start(model, ws, x); ratio < kSingularRatio) {
-    std::ostringstream os;
-    os << "the initial configuration is singular (|R_rr| / |R_11| = " << ratio << " at rank " << rank_
-       << "): no set of independent coordinates exists there; start from a regular configuration or use "
-          "the projection formulation (which finds the branch the motion takes) or lagrange";
-    return os.str();
+    Problem problem = Problem::of(Problem::Kind::PartitioningSingularStart);
+    problem.value = ratio;
+    problem.rank = rank_;
+    return problem;
   }
   State xs = x;
   checkStateSize(model, xs);
-  if (std::string problem = equations_->carry(xs); !problem.empty()) return problem;
+  if (Problem problem = equations_->carry(xs); !problem.empty()) return problem;
   partition_ = choosePartition(model, ws, xs);
   memory_ = {partition_.quality, rowsTriggerAfter(partition_.condition)};
   u = equations_->velocities(xs)(partition_.independent);

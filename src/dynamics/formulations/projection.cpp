@@ -101,7 +101,7 @@ bool ProjectionFormulation::evaluateOnGram(const Model& model, DynamicsWorkspace
   return true;
 }
 
-std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
+Problem ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
                                             Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
                                             const Evaluation& how) const {
   // away from singular configurations, in a mechanism without drivers: on G_K (see the header)
@@ -116,7 +116,7 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   e.toPositions(model, x);
   if (how.project) {
     // onto Phi = 0, and T onto the tangent space there (see the header)
-    if (std::string problem = e.projectPositions(model, ws, x); !problem.empty()) return problem;
+    if (Problem problem = e.projectPositions(model, ws, x); !problem.empty()) return problem;
     e.constraintsFromKinematics(model, ws, x);
   } else {
     e.evaluateConstraints(model, ws, x);
@@ -124,14 +124,14 @@ std::string ProjectionFormulation::evaluate(const Model& model, DynamicsWorkspac
   factorizeAt(ws);
   if (how.project) {
     T_projected_ = ConstMapMat(u.data(), n_, f_);
-    if (!reorthogonalize(tangent_, T_projected_)) return "the tangent basis T lost a direction";
+    if (!reorthogonalize(tangent_, T_projected_)) return Problem::of(Problem::Kind::TangentBasisLost);
   }
   const ConstMapMat T(how.project ? T_projected_.data() : u.data(), n_, f_);
   velocitiesFrom(ws, T, u.tail(f_), x);
   return accelerations(model, ws, x, T, du, how);
 }
 
-std::string ProjectionFormulation::accelerations(const Model& model, DynamicsWorkspace& ws, State& x,
+Problem ProjectionFormulation::accelerations(const Model& model, DynamicsWorkspace& ws, State& x,
                                                  Eigen::Ref<const MatX> T, Eigen::Ref<VecX> du,
                                                  const Evaluation& how) const {
   CoordinateEquations& e = *equations_;
@@ -154,7 +154,7 @@ std::string ProjectionFormulation::accelerations(const Model& model, DynamicsWor
   Mt_.noalias() = TtM_ * TS_;
   if (f_ > 0) {  // (a fully driven mechanism has no tangent basis: nothing to solve or continue)
     mt_llt_.compute(Mt_);
-    if (mt_llt_.info() != Eigen::Success) return "the projected mass matrix T^T M T is not positive definite";
+    if (mt_llt_.info() != Eigen::Success) return Problem::of(Problem::Kind::ProjectedMassNotPositiveDefinite);
     mt_llt_.solveInPlace(rhs_u_);  // T^T a~
   }
   at_.noalias() += T * rhs_u_;
@@ -186,7 +186,7 @@ void ProjectionFormulation::velocitiesFrom(const DynamicsWorkspace& ws, Eigen::R
   e.velocities(x) = e.col(ws).cwiseProduct(vt_);
 }
 
-std::string ProjectionFormulation::velocities(const Model& model, DynamicsWorkspace& ws, State& x,
+Problem ProjectionFormulation::velocities(const Model& model, DynamicsWorkspace& ws, State& x,
                                               Eigen::Ref<const VecX> u, Eigen::Ref<VecX>) const {
   CoordinateEquations& e = *equations_;
   e.toPositions(model, x);  // (b is read below, and its rounding depends on the velocities: see evaluate)
@@ -202,14 +202,14 @@ Scalar ProjectionFormulation::constraintPower(const DynamicsWorkspace& ws, const
   return (e.M(ws) * e.accelerations(ws) - e.F(ws)).dot(e.velocities(x));
 }
 
-std::string ProjectionFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x,
+Problem ProjectionFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x,
                                          Eigen::Ref<VecX> u) {
   CoordinateEquations& e = *equations_;
   resets_ = 0;
   start_event_.reset();
   State xs = x;
   checkStateSize(model, xs);
-  if (std::string problem = e.carry(xs); !problem.empty()) return problem;
+  if (Problem problem = e.carry(xs); !problem.empty()) return problem;
   e.evaluateConstraints(model, ws, xs);
   factorizeAt(ws);
   const TangentFactorization& tf = tangent_;
@@ -222,7 +222,11 @@ std::string ProjectionFormulation::begin(const Model& model, DynamicsWorkspace& 
     // a singular start: the branch the motion takes decides T (singular_start.hpp), found in the
     // bodies' velocities
     const SingularStart branch = singularStartBasis(model, ws, xs, rank_);
-    if (!branch.problem.empty()) return "the initial configuration is singular: " + branch.problem;
+    if (!branch.problem.empty()) {
+      Problem problem = branch.problem;
+      problem.at_singular_start = true;
+      return problem;
+    }
     T = e.basisFromBodies(ws, xs, branch.T);
     start_event_ = singularStartEvent(branch, xs, ratio, rank_, e.relative());
   }
@@ -230,10 +234,10 @@ std::string ProjectionFormulation::begin(const Model& model, DynamicsWorkspace& 
   return {};
 }
 
-std::string ProjectionFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+Problem ProjectionFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   CoordinateEquations& e = *equations_;
   State xs = x;
-  if (std::string problem = e.carry(xs); !problem.empty()) return problem;
+  if (Problem problem = e.carry(xs); !problem.empty()) return problem;
   e.evaluateConstraints(model, ws, xs);
   factorizeAt(ws);
   VecX u(n_ * f_ + f_), du(n_ * f_ + f_);

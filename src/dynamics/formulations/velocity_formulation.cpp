@@ -11,34 +11,34 @@ std::unique_ptr<Coordinates> VelocityFormulation::coordinates(const Model& model
   return equations_->coordinates(model);
 }
 
-std::string VelocityFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+Problem VelocityFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
   State xs = x;
-  if (std::string problem = equations_->carry(xs); !problem.empty()) return problem;
+  if (Problem problem = equations_->carry(xs); !problem.empty()) return problem;
   equations_->bodyVelocities(xs);
   Evaluation how;
   how.multipliers = true;
   return solveAt(model, ws, xs, how);
 }
 
-std::string VelocityFormulation::begin(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
+Problem VelocityFormulation::begin(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
   State xs = x;
   checkStateSize(model, xs);
-  if (std::string problem = equations_->carry(xs); !problem.empty()) return problem;
+  if (Problem problem = equations_->carry(xs); !problem.empty()) return problem;
   u = equations_->velocities(xs);
   return {};
 }
 
-std::string VelocityFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
+Problem VelocityFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
                                           Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
                                           const Evaluation& how) const {
   equations_->velocities(x) = u;
   equations_->bodyVelocities(x);
   if (how.project) {
-    if (std::string problem = projectState(model, ws, x, kProjectionTolerance, how.kinematics_at_x); !problem.empty())
+    if (Problem problem = projectState(model, ws, x, kProjectionTolerance, how.kinematics_at_x); !problem.empty())
       return problem;
-    if (std::string problem = equations_->carry(x); !problem.empty()) return problem;
+    if (Problem problem = equations_->carry(x); !problem.empty()) return problem;
   }
-  std::string problem = solveAt(model, ws, x, how);
+  Problem problem = solveAt(model, ws, x, how);
   // (a failed solve may leave the accelerations unset: a mass matrix that is not positive definite
   // crashed the copy of an empty a_r into du; the fuzzer's mobile robot with a body of inertia 2e31)
   if (problem.empty()) du = equations_->accelerations(ws);
@@ -46,7 +46,7 @@ std::string VelocityFormulation::evaluate(const Model& model, DynamicsWorkspace&
   return problem;
 }
 
-std::string VelocityFormulation::velocities(const Model&, DynamicsWorkspace&, State& x, Eigen::Ref<const VecX> u,
+Problem VelocityFormulation::velocities(const Model&, DynamicsWorkspace&, State& x, Eigen::Ref<const VecX> u,
                                             Eigen::Ref<VecX>) const {
   equations_->velocities(x) = u;
   equations_->bodyVelocities(x);
@@ -64,8 +64,8 @@ Formulation::StepOutcome VelocityFormulation::afterStep(const Model& model, Dyna
   evaluateConstraints(model, ws.kin, xs);
   projectVelocities(model, ws, xs);
   StepOutcome outcome;
-  if (std::string problem = equations_->carry(xs); !problem.empty()) {
-    outcome.failure = "at t = " + std::to_string(x.t) + " s: " + problem;
+  if (Problem problem = equations_->carry(xs); !problem.empty()) {
+    outcome.failure = problem;  // (the run says when)
     return outcome;
   }
   u = equations_->velocities(xs);

@@ -67,16 +67,16 @@ TEST(Partitioning, SameAccelerationsAsLagrangeAndTheThreeReactionSchemesAgree) {
     PartitioningFormulation partitioning(model, genericRank(model, x));
     DynamicsWorkspace ws(model), ws_l(model), ws_e(model);
     VecX u(partitioning.velocityStateSize(model)), du(u.size());
-    ASSERT_EQ(partitioning.start(model, ws, x, u), "");
+    ASSERT_TRUE((partitioning.start(model, ws, x, u)).empty());
     State xs = x;
     xs.v.setZero();
-    ASSERT_EQ(partitioning.evaluate(model, ws, xs, u, du, Evaluation{true, false}), "");
+    ASSERT_TRUE((partitioning.evaluate(model, ws, xs, u, du, Evaluation{true, false})).empty());
     EXPECT_LT(relative(xs.v, x.v), 1e-10);
 
-    ASSERT_EQ(LagrangeFormulation(model).solve(model, ws_l, x), "");
+    ASSERT_TRUE((LagrangeFormulation(model).solve(model, ws_l, x)).empty());
     EXPECT_LT(relative(ws.a, ws_l.a), 1e-8);
     const Partition& p = partitioning.partition();
-    ASSERT_EQ(EliminationFormulation(model, partitioning.eliminatedEquations()).solve(model, ws_e, x), "");
+    ASSERT_TRUE((EliminationFormulation(model, partitioning.eliminatedEquations()).solve(model, ws_e, x)).empty());
     EXPECT_LT(relative(ws.lambda, ws_e.lambda), 1e-8);
 
     const VecX by38 = partitionedReactions(model, ws, partitioning.equations(), p, ReactionScheme::DependentRows);
@@ -195,7 +195,7 @@ TEST(Partitioning, RefusesASingularStart) {
   PartitioningFormulation partitioning(model, genericRank(regular, test::assembledInitialState(regular)));
   DynamicsWorkspace ws(model);
   VecX u(partitioning.velocityStateSize(model));
-  EXPECT_NE(partitioning.start(model, ws, x, u).find("singular"), std::string::npos);
+  EXPECT_EQ(partitioning.start(model, ws, x, u).kind, Problem::Kind::PartitioningSingularStart);
 }
 
 }  // namespace

@@ -222,8 +222,8 @@ TEST_P(ProjectionBundledModels, SameAccelerationsAndMultipliersAsLagrange) {
   const RankReport rank = analyzeConstraints(model, kin, x, RankOptions{});
   ASSERT_FALSE(rank.singular);
   DynamicsWorkspace ws_l(model), ws_p(model);
-  ASSERT_EQ(LagrangeFormulation(model).solve(model, ws_l, x), "");
-  ASSERT_EQ(ProjectionFormulation(model, rank.generic_rank).solve(model, ws_p, x), "");
+  ASSERT_TRUE((LagrangeFormulation(model).solve(model, ws_l, x)).empty());
+  ASSERT_TRUE((ProjectionFormulation(model, rank.generic_rank).solve(model, ws_p, x)).empty());
   EXPECT_LT((ws_p.a - ws_l.a).norm(), 1e-8 * std::max<Scalar>(1, ws_l.a.norm()));
   EXPECT_LT((ws_p.lambda - ws_l.lambda).norm(), 1e-8 * std::max<Scalar>(1, ws_l.lambda.norm()));
 }
@@ -249,7 +249,7 @@ TEST_P(ProjectionBundledModels, TheProductsOnTheGramMatrixAreTheQrs) {
   ProjectionFormulation on_gram(model, rank), by_qr(model, rank);
   DynamicsWorkspace ws(model);
   VecX u(on_gram.velocityStateSize(model)), du_gram(u.size()), du_qr(u.size());
-  ASSERT_EQ(on_gram.start(model, ws, x, u), "");
+  ASSERT_TRUE((on_gram.start(model, ws, x, u)).empty());
   const int f = on_gram.degreesOfFreedom();
   std::mt19937 rng(11);
   std::normal_distribution<Scalar> normal;
@@ -258,8 +258,8 @@ TEST_P(ProjectionBundledModels, TheProductsOnTheGramMatrixAreTheQrs) {
     if (trial > 0)
       for (int k = 0; k < model.nv() * f; ++k) u(k) += 1e-6 * normal(rng);
     State xg = x, xq = x;
-    ASSERT_EQ(on_gram.evaluate(model, ws, xg, u, du_gram, Evaluation{}), "");
-    ASSERT_EQ(by_qr.evaluate(model, ws, xq, u, du_qr, Evaluation{}), "");
+    ASSERT_TRUE((on_gram.evaluate(model, ws, xg, u, du_gram, Evaluation{})).empty());
+    ASSERT_TRUE((by_qr.evaluate(model, ws, xq, u, du_qr, Evaluation{})).empty());
     EXPECT_LT((du_gram - du_qr).norm(), 1e-12 * du_qr.norm()) << "trial " << trial;
     EXPECT_LT((xg.v - xq.v).norm(), 1e-12 * xq.v.norm()) << "trial " << trial;
   }
@@ -307,7 +307,7 @@ TEST_P(ProjectionSingularStarts, StartsAtRestOnTheBranchOfItsAcceleration) {
   EXPECT_LT((start.T.transpose() * start.T - MatX::Identity(f, f)).norm(), 1e-12);
   EXPECT_LT((ws.tangent.At.transpose() * start.T).norm(), 1e-10);
   DynamicsWorkspace ws_l(model);
-  ASSERT_EQ(LagrangeFormulation(model).solve(model, ws_l, x0), "");
+  ASSERT_TRUE((LagrangeFormulation(model).solve(model, ws_l, x0)).empty());
   const VecX a_scaled = ws_l.a.cwiseQuotient(ws_l.scaling.col);
   if (c.on_branch) {
     EXPECT_GT(std::abs(a_scaled.normalized().dot(start.T.col(0))), 1 - 1e-8);
@@ -368,8 +368,8 @@ TEST(PositionProjection, ConvergesNextToASingularConfiguration) {
       d *= size * L / d.norm();
       State x = x0;
       displacePositions(model, x0.q, d, x.q);
-      const std::string problem = projectPositions(model, ws, x, 1e-14);
-      EXPECT_EQ(problem, "") << "displacement " << size << " trial " << trial;
+      const Problem problem = projectPositions(model, ws, x, 1e-14);
+      EXPECT_TRUE(problem.empty()) << problem << ", displacement " << size << " trial " << trial;
       const Scalar residual = ws.scaling.row.head(model.m()).cwiseProduct(ws.kin.Phi).norm() / L;
       EXPECT_LT(residual, 1e-8) << "displacement " << size << " trial " << trial;
       largest = std::max(largest, residual);

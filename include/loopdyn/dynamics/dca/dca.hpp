@@ -372,12 +372,12 @@ class DcaFormulation final : public JointCoordinateFormulation {
  protected:
   /// The joint-coordinate start, with the run's generic rank as the assembly's rank ceiling
   /// (DivideAndConquer::followGenericRank).
-  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// forwardDynamics (every multiplier, whatever `multipliers` says), with ws.kin evaluated at x
   /// where something reads it: Baumgarte's terms, or drivers (their power lambda^T b). A
   /// right-hand side without them is O(n); the simulation evaluates the constraints itself for
   /// its checks.
-  std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
+  Problem solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
 
  private:
   mutable DivideAndConquer dca_;  ///< (its buffers: one formulation object per thread, as every formulation)

@@ -142,16 +142,16 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   /// dca's (issue 46; measured in hdca.cpp).
   std::vector<RunWarning> costWarnings(const Model& model) const override;
   /// u = p of the assembled state x (sigma = 0).
-  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// u = p: fills x.v_r (the joint velocities) and x.v, ws.kin.motion and ws.F, du = pdot; with
   /// how.project the positions are first moved onto the constraints (the velocities then follow
   /// from p there); with how.multipliers, or for a model with drivers, ws.kin (the dense
   /// constraint evaluation), ws.a and ws.lambda -- otherwise ws.a is zero (NaN where something is
   /// not finite) and ws.kin is not evaluated: O(n) per right-hand side.
-  std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+  Problem evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
   /// (u holds momenta (or, near a singular configuration, joint velocities): the whole evaluation)
-  std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+  Problem velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                          Eigen::Ref<VecX> du) const override {
     return Formulation::velocities(model, ws, x, u, du);
   }
@@ -162,7 +162,7 @@ class HdcaFormulation final : public JointCoordinateFormulation {
                         Eigen::Ref<VecX> u) override;
   /// Near a singular configuration u holds the joint velocities (the DCA's right-hand side);
   /// away from it the momenta (sigma = 0 where it switches back). See the class comment.
-  std::string evaluationModeChanged(const Model& model, DynamicsWorkspace& ws, const State& x, bool project,
+  Problem evaluationModeChanged(const Model& model, DynamicsWorkspace& ws, const State& x, bool project,
                                     Eigen::Ref<VecX> u) override;
   /// The momenta (their errors weighed by the integrator's own formula), or near a singular
   /// configuration the joint velocities.
@@ -171,7 +171,7 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
 
  protected:
-  std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
+  Problem solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
 
  private:
   /// The acceleration level (ws.a, ws.lambda) on hdca_'s assembly.

@@ -60,8 +60,8 @@ class EliminationFormulation final : public VelocityFormulation {
                         Eigen::Ref<VecX> u) override;
 
  protected:
-  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
-  std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  Problem solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
 
  private:
   /// The kept rows' quality at x (the header), 0 where the equations cannot be set up there.

@@ -36,7 +36,7 @@ class LagrangeFormulation final : public VelocityFormulation {
   const VecX& rowsLeftMultipliers() const { return mu_; }
 
  protected:
-  std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
+  Problem solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
 
  private:
   mutable VecX mu_;  ///< multipliers of the rows kept (one formulation object per thread)

@@ -190,7 +190,7 @@ class PartitioningFormulation final : public Formulation {
   PartitioningFormulation(const Model& model, int rank, Scalar switch_ratio = kSwitchRatio, bool relative = false);
   std::string_view name() const override { return "partitioning"; }
   /// At state x with the partition the criterion recommends there (velocities: w_I).
-  std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
+  Problem solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
   std::unique_ptr<Coordinates> coordinates(const Model& model) const override;
   /// The rows of C that are not in K (and not the tree joints' in joint coordinates).
   std::vector<int> eliminatedEquations() const override;
@@ -199,10 +199,10 @@ class PartitioningFormulation final : public Formulation {
   bool carriesVelocities() const override { return false; }
   bool velocitiesFollowPositions() const override { return true; }
   bool passesSingularConfigurations() const override { return false; }
-  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// x holds the carried positions; fills x's velocities (and x.v_r in joint coordinates), ws.a
   /// (and ws.a_r) and du = a_I.
-  std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+  Problem evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
   /// (M w' - F)^T w = mu^T b (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
@@ -224,7 +224,7 @@ class PartitioningFormulation final : public Formulation {
  private:
   /// The partition the projective criterion recommends at x's positions (x consistent).
   Partition choosePartition(const Model& model, DynamicsWorkspace& ws, const State& x) const;
-  std::string evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws, State& x,
+  Problem evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws, State& x,
                            Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du, bool multipliers) const;
 
   std::unique_ptr<CoordinateEquations> equations_;

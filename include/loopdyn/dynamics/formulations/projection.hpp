@@ -119,17 +119,17 @@ class ProjectionFormulation final : public Formulation {
   ProjectionFormulation(const Model& model, int rank, bool continuation = true, bool relative = false);
   std::string_view name() const override { return "projection"; }
   /// At a consistent state x, with T the plain Q2 there.
-  std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
+  Problem solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
   std::unique_ptr<Coordinates> coordinates(const Model& model) const override;
 
   int velocityStateSize(const Model&) const override { return n_ * f_ + f_; }
   bool carriesVelocities() const override { return false; }
-  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// x holds the carried positions; fills x's velocities (and x.v_r in joint coordinates), ws.a
   /// (and ws.a_r) and du = [T'; w'].
-  std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+  Problem evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
-  std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+  Problem velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                          Eigen::Ref<VecX> du) const override;
   /// (M w' - F)^T w = lambda^T b (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
@@ -161,7 +161,7 @@ class ProjectionFormulation final : public Formulation {
   void velocitiesFrom(const DynamicsWorkspace& ws, Eigen::Ref<const MatX> T, Eigen::Ref<const VecX> qdot,
                       State& x) const;
   /// Eqs. (10)-(11a) and the continuation's rates (*) after velocitiesFrom: ws.a (and ws.a_r), du.
-  std::string accelerations(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const MatX> T,
+  Problem accelerations(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const MatX> T,
                             Eigen::Ref<VecX> du, const Evaluation& how) const;
 
   std::unique_ptr<CoordinateEquations> equations_;

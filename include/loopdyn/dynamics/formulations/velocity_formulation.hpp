@@ -28,20 +28,20 @@ class VelocityFormulation : public Formulation {
   std::unique_ptr<Coordinates> coordinates(const Model& model) const override;
   /// At an absolute state x (in joint coordinates its joint coordinates derived from it), with the
   /// multipliers.
-  std::string solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
+  Problem solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
   int velocityStateSize(const Model&) const override { return equations_->size(); }
   bool carriesVelocities() const override { return !equations_->relative(); }
   bool carriesJointVelocities() const override { return equations_->relative(); }
   /// u = w of the assembled state x.
-  std::string begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// x holds the carried positions; fills w = u in x, x's body velocities, and through solveAt
   /// ws.a (the bodies' accelerations), du = w', ws.kin, ws.F.
-  std::string evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+  Problem evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                        Eigen::Ref<VecX> du, const Evaluation& how) const override;
   /// w = u in x and x's body velocities (the tree pass in joint coordinates), without the
   /// dynamics. A subclass whose u is not w (the HDCA's momenta) overrides this back to the whole
   /// evaluation.
-  std::string velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+  Problem velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                          Eigen::Ref<VecX> du) const override;
   /// After the simulation projected the positions, in joint coordinates: the joint velocities
   /// projected onto the constraints there (in absolute coordinates the simulation projects v).
@@ -56,7 +56,7 @@ class VelocityFormulation : public Formulation {
   /// ws.lambda for every row of C when how.multipliers. how.project: x was just projected onto the
   /// constraints (projectState), which leaves ws.kin, ws.inverse_mass and ws.gram_all at x.
   /// Returns "" or what went wrong.
-  virtual std::string solveAt(const Model& model, DynamicsWorkspace& ws, const State& x,
+  virtual Problem solveAt(const Model& model, DynamicsWorkspace& ws, const State& x,
                               const Evaluation& how) const = 0;
 
   std::unique_ptr<CoordinateEquations> equations_;
