@@ -140,7 +140,7 @@ std::vector<int> equationRows(const Model& model, const std::vector<std::string>
   for (const std::string& name : names) {
     const auto it = std::find(all.begin(), all.end(), name);
     LOOPDYN_CHECK(it != all.end(), "unknown equation '", name, "'", didYouMean(name, all),
-                  " (equations are named like 'C.y' or 'W4'; `loopdyn analyze` lists them)");
+                  " (equations are named like 'C.y' or 'W4'; the analysis lists them)");
     rows.push_back(static_cast<int>(it - all.begin()));
   }
   return rows;

@@ -135,7 +135,7 @@ BuiltFormulation buildFormulation(const Model& model, const State& x0, const For
       !scalesWithTheModel(method, choice.coordinates)) {
     out.problem = denseSizeProblem(model, "the " + method + " formulation" +
                                               (choice.coordinates == "relative" ? " in joint coordinates" : ""),
-                                   "use --method dca or hdca (linear in the model's size) or lagrange in absolute "
+                                   "use the dca or hdca formulation (linear in the model's size) or lagrange in absolute "
                                    "coordinates (sparse)");
     if (!out.problem.empty()) return out;
   }
