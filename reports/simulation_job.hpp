@@ -67,7 +67,7 @@ class SimulationJob {
   std::string reportPage() const;
 
   const Model& model_;
-  const AssemblyResult& assembly_;
+  const AssemblyResult assembly_;  // (a copy: the job may outlive the caller's)
   SimulationFiles files_;
   SimulationRequest request_;
   SimulationSetup setup_;
