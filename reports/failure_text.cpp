@@ -65,9 +65,25 @@ void lockUp(std::ostream& os, const RunFailure& f) {
         "edges that contradict each other, e.g. steering angles whose wheel axles no longer meet in one point)";
 }
 
+/// Why the integrator gave up, and when.
+void integratorFailure(std::ostream& os, const ode::StepResult& step) {
+  using ode::StepFailure;
+  switch (step.failure) {
+    case StepFailure::None: break;
+    case StepFailure::EquationsFailed: os << "the equations of motion could not be evaluated"; break;
+    case StepFailure::ErrorTestFailures: os << "step size too small: repeated error-test failures"; break;
+    case StepFailure::CorrectorFailures: os << "step size too small: corrector does not converge"; break;
+    case StepFailure::TooMuchWork: os << "too many steps"; break;
+    case StepFailure::AccuracyUnreachable: os << "the requested accuracy cannot be reached"; break;
+    case StepFailure::ErrorNotFinite: os << "the error estimate is not finite (NaN or infinite)"; break;
+    case StepFailure::SolverError: os << "integrator error " << step.flag; break;
+  }
+  os << " at t = " << step.t << " s";
+}
+
 /// The failures of a step or its integrator.
 void stepFailure(std::ostream& os, const RunFailure& f) {
-  if (f.reason == Reason::IntegratorGaveUp) os << f.detail;
+  if (f.reason == Reason::IntegratorGaveUp) integratorFailure(os, f.integrator);
   if (f.reason == Reason::TooManySteps) os << "more than " << f.steps << " steps (step size collapsed) at " << timeText(f.t);
   if (f.reason == Reason::StepsCollapsed)
     os << "from " << timeText(f.t_from) << " to " << timeText(f.t) << " the integrator took " << f.steps << " steps of "

@@ -86,7 +86,9 @@ void SimulationJob::commit() { outputs_->commit(summary_.result.ok); }
 /// velocities), into the summary.
 void SimulationJob::summarizePartitioning() {
   const Formulation& formulation = *setup_.formulation;
-  const std::optional<Formulation::PartitionSummary> partition = formulation.partitionSummary();
+  const FormulationData* data = summary_.result.formulation_data.get();
+  if (!data) return;
+  const std::optional<Formulation::PartitionSummary> partition = formulation.partitionSummary(*data);
   if (!partition) return;
   const std::vector<std::string> names =
       partition->joint_coordinates ? jointCoordinateNames(model_, 'v') : velocityCoordinateNames(model_);
@@ -98,7 +100,7 @@ void SimulationJob::summarizePartitioning() {
   summary_.independent_initial = named(partition->independent_initial);
   summary_.independent_final = named(partition->independent_final);
   summary_.coordinate_switches = partition->switches;
-  summary_.eliminated = equationNames(model_, formulation.eliminatedEquations());
+  summary_.eliminated = equationNames(model_, formulation.eliminatedEquations(*data));
 }
 
 /// The page: the run, its samples (thinned to kReportRows) and the analysis at the start.

@@ -71,6 +71,32 @@ Problem jointState(const TreeKinematics& tree, State& x) {
   return {};
 }
 
+CoordinateLayout coordinateLayout(const Model& model, bool relative) {
+  CoordinateLayout layout;
+  layout.relative = relative;
+  if (relative) {
+    layout.size = TreeKinematics(model).nv();
+    layout.rows = jointSpaceConstraintRows(model);
+  } else {
+    layout.size = model.nv();
+    for (int row = 0; row < model.nc(); ++row) layout.rows.push_back(row);
+  }
+  const ConstraintScaling& scaling = model.scaling();
+  layout.row.resize(static_cast<Eigen::Index>(layout.rows.size()));
+  for (std::size_t i = 0; i < layout.rows.size(); ++i)
+    layout.row(static_cast<Eigen::Index>(i)) = scaling.row(layout.rows[i]);
+  return layout;
+}
+
+std::unique_ptr<Coordinates> carriedCoordinates(const Model& model, bool relative) {
+  if (relative) return std::make_unique<JointCoordinates>(model);
+  return std::make_unique<AbsoluteCoordinates>(model);
+}
+
+std::vector<std::string> velocityNames(const Model& model, bool relative) {
+  return relative ? jointCoordinateNames(model, 'v') : velocityCoordinateNames(model);
+}
+
 void CoordinateEquations::evaluateConstraints(const Model& model, DynamicsWorkspace& ws, const State& x) {
   loopdyn::evaluateConstraints(model, ws.kin, x);
   constraintsFromKinematics(model, ws, x);
@@ -78,18 +104,8 @@ void CoordinateEquations::evaluateConstraints(const Model& model, DynamicsWorksp
 
 // ---- absolute coordinates ----
 
-BodyCoordinateEquations::BodyCoordinateEquations(const Model& model) : n_(model.nv()) {
-  for (int row = 0; row < model.nc(); ++row) rows_.push_back(row);
-  row_ = model.scaling().row;
-}
-
-std::vector<std::string> BodyCoordinateEquations::names(const Model& model) const {
-  return velocityCoordinateNames(model);
-}
-
-std::unique_ptr<Coordinates> BodyCoordinateEquations::coordinates(const Model& model) const {
-  return std::make_unique<AbsoluteCoordinates>(model);
-}
+BodyCoordinateEquations::BodyCoordinateEquations(const Model& model)
+    : CoordinateEquations(coordinateLayout(model, false)) {}
 
 Problem BodyCoordinateEquations::projectPositions(const Model& model, DynamicsWorkspace& ws, State& x) const {
   return loopdyn::projectPositions(model, ws, x);
@@ -111,7 +127,7 @@ void BodyCoordinateEquations::rateTimes(const Model&, DynamicsWorkspace& ws, con
   // A' T~ = diag(row) C' T~, C' of the evaluation
   AdotT.resize(ws.kin.C_rate.rows(), TS.cols());
   for (Eigen::Index j = 0; j < AdotT.cols(); ++j)
-    for (Eigen::Index i = 0; i < AdotT.rows(); ++i) AdotT(i, j) = row_(i) * ws.kin.C_rate.rowTimes(i, TS.col(j));
+    for (Eigen::Index i = 0; i < AdotT.rows(); ++i) AdotT(i, j) = row()(i) * ws.kin.C_rate.rowTimes(i, TS.col(j));
 }
 
 void BodyCoordinateEquations::leastNormMultipliers(const Model& model, DynamicsWorkspace& ws) {
@@ -177,20 +193,7 @@ void BodyCoordinateEquations::scaledTransposed(const DynamicsWorkspace& ws, MatX
 // ---- relative (joint) coordinates ----
 
 JointCoordinateEquations::JointCoordinateEquations(const Model& model)
-    : tree_(model), equations_(model, tree_), kin_rates_(model) {
-  rows_ = equations_.rows;
-  const ConstraintScaling& scaling = model.scaling();
-  row_.resize(static_cast<Eigen::Index>(rows_.size()));
-  for (std::size_t i = 0; i < rows_.size(); ++i) row_(static_cast<Eigen::Index>(i)) = scaling.row(rows_[i]);
-}
-
-std::vector<std::string> JointCoordinateEquations::names(const Model& model) const {
-  return jointCoordinateNames(model, 'v');
-}
-
-std::unique_ptr<Coordinates> JointCoordinateEquations::coordinates(const Model& model) const {
-  return std::make_unique<JointCoordinates>(model);
-}
+    : CoordinateEquations(coordinateLayout(model, true)), tree_(model), equations_(model, tree_), kin_rates_(model) {}
 
 Problem JointCoordinateEquations::carry(State& x) const { return jointState(tree_, x); }
 
@@ -228,12 +231,12 @@ void JointCoordinateEquations::rateTimes(const Model& model, DynamicsWorkspace& 
   // A' T~ = diag(row) (C' J + C J') T~ along the motion: C' from the equations' rate jets, J' from
   // the tree joints' axes and their rates -- exact, where it was a central difference of two
   // shifted evaluations
-  const auto k = static_cast<Eigen::Index>(rows_.size());
+  const auto k = static_cast<Eigen::Index>(rows().size());
   evaluateConstraintsAndRates(model, kin_rates_, x);
   tree_.jacobianTimes(x.q_r, x.v_r, kin_rates_.motion, TS, JT_, JdotT_, jacobian_scratch_);
   AdotT.resize(k, TS.cols());
   for (Eigen::Index i = 0; i < k; ++i) {
-    const int row = rows_[static_cast<std::size_t>(i)];
+    const int row = rows()[static_cast<std::size_t>(i)];
     AdotT.row(i).setZero();
     kin_rates_.C_rate.addRowTimes(row, JT_, AdotT.row(i));
     kin_rates_.C.addRowTimes(row, JdotT_, AdotT.row(i));
@@ -315,8 +318,8 @@ Problem JointCoordinateEquations::prepareKeptRows(const Model& model, DynamicsWo
   At_.resize(e.C.cols(), k);
   scaled_gamma_.resize(k);
   for (Eigen::Index i = 0; i < k; ++i) {
-    At_.col(i) = row_(i) * e.C.row(i).transpose();
-    scaled_gamma_(i) = row_(i) * e.gamma(i);
+    At_.col(i) = row()(i) * e.C.row(i).transpose();
+    scaled_gamma_(i) = row()(i) * e.gamma(i);
   }
   if (k > 0) mass_llt_.matrixL().solveInPlace(At_);
   z0_ = mass_llt_.matrixL().solve(e.Q);
@@ -327,8 +330,8 @@ bool JointCoordinateEquations::gaussOnRows(const Model&, DynamicsWorkspace& ws, 
                                            const std::vector<int>& kept, VecX& mu) {
   if (!solver_.solve(At_, z0_, scaled_gamma_, kept)) return false;
   ws.a_r = mass_llt_.matrixU().solve(solver_.z);
-  mu.setZero(static_cast<Eigen::Index>(rows_.size()));
-  for (std::size_t i = 0; i < kept.size(); ++i) mu(kept[i]) = row_(kept[i]) * solver_.w(static_cast<Eigen::Index>(i));
+  mu.setZero(static_cast<Eigen::Index>(rows().size()));
+  for (std::size_t i = 0; i < kept.size(); ++i) mu(kept[i]) = row()(kept[i]) * solver_.w(static_cast<Eigen::Index>(i));
   tree_.absoluteAccelerations(x.q_r, x.v_r, ws.a_r, ws.a);  // A = J a_r + Jdot v_r
   return true;
 }

@@ -1,9 +1,9 @@
 #include "loopdyn/dynamics/formulation.hpp"
 
-#include <limits>
-
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <limits>
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/common/check.hpp"
@@ -20,11 +20,45 @@ void stabilizedGamma(const Model& model, DynamicsWorkspace& ws, const State& x, 
   ws.Gamma.head(model.m()) -= baumgarte.beta * baumgarte.beta * ws.kin.Phi;
 }
 
+namespace {
+
+std::atomic<std::uint64_t> next_formulation_id{1};
+
+}  // namespace
+
+Formulation::Formulation() : id_(next_formulation_id++) {}
+
 std::unique_ptr<Coordinates> Formulation::coordinates(const Model& model) const {
   return std::make_unique<AbsoluteCoordinates>(model);
 }
 
-Problem Formulation::begin(const Model&, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
+std::unique_ptr<FormulationData> Formulation::makeData(const Model&) const {
+  return std::make_unique<FormulationData>();
+}
+
+FormulationData& Formulation::data(const Model& model, DynamicsWorkspace& ws) const {
+  if (ws.formulation_id != id_ || !ws.formulation_data) {
+    ws.formulation_data = makeData(model);
+    ws.formulation_id = id_;
+  }
+  return *ws.formulation_data;
+}
+
+const FormulationData& Formulation::data(const DynamicsWorkspace& ws) const {
+  LOOPDYN_CHECK(ws.formulation_id == id_ && ws.formulation_data, name(),
+                ": the workspace holds no run data of this formulation (start it, or evaluate with it, first)");
+  return *ws.formulation_data;
+}
+
+Problem Formulation::start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u,
+                           const RunSettings& settings) const {
+  ws.formulation_data = makeData(model);
+  ws.formulation_id = id_;
+  ws.formulation_data->settings = settings;
+  return begin(model, ws, x, u);
+}
+
+Problem Formulation::begin(const Model&, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) const {
   u = x.v;
   return {};
 }
@@ -48,7 +82,7 @@ Problem Formulation::velocities(const Model& model, DynamicsWorkspace& ws, State
 Scalar Formulation::constraintPower(const DynamicsWorkspace& ws, const State&) const { return ws.lambda.dot(ws.kin.b); }
 
 Formulation::StepOutcome Formulation::afterStep(const Model&, DynamicsWorkspace&, const Step&, const State&,
-                                               Eigen::Ref<VecX>) {
+                                               Eigen::Ref<VecX>) const {
   return {};
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <utility>
 
 #include "loopdyn/common/check.hpp"
@@ -102,10 +101,12 @@ constexpr Scalar kSafety = 0.9, kLargestDecrease = 1.0 / 0.333, kLargestIncrease
 /// consecutive right-hand-side failures (each quartering the step) before giving up
 constexpr int kMaxRhsFailures = 10;
 
-std::string at(const std::string& what, Scalar t) {
-  std::ostringstream os;
-  os << what << " at t = " << t << " s";
-  return os.str();
+StepResult failed(StepFailure why, Scalar t) {
+  StepResult r;
+  r.ok = false;
+  r.failure = why;
+  r.t = t;
+  return r;
 }
 
 }  // namespace
@@ -166,7 +167,7 @@ Scalar Dop853::initialStep(Scalar t_stop) {
 StepResult Dop853::step(Scalar t_stop) {
   const Eigen::Index n = y_.size();
   if (!first_stage_valid_) {
-    if (evaluate(t_, y_, k_[0]) != 0) return {false, at("the equations of motion could not be evaluated", t_)};
+    if (evaluate(t_, y_, k_[0]) != 0) return failed(StepFailure::EquationsFailed, t_);
     first_stage_valid_ = true;
     if (h_ <= 0) h_ = initialStep(t_stop);
   }
@@ -178,7 +179,7 @@ StepResult Dop853::step(Scalar t_stop) {
     Scalar h = std::min(h_, t_stop - t_);
     if (max_step_ > 0) h = std::min(h, max_step_);
     const bool last = h >= t_stop - t_;
-    if (h < smallest && !last) return {false, at("step size too small: repeated error-test failures", t_)};
+    if (h < smallest && !last) return failed(StepFailure::ErrorTestFailures, t_);
     // the stages 1..11 and the 8th-order solution (stage 12's row of a is b)
     int status = 0;
     for (int i = 1; i <= kStages && status == 0; ++i) {
@@ -189,9 +190,9 @@ StepResult Dop853::step(Scalar t_stop) {
       else y_new_ = y_stage_;
     }
     if (status == 0) status = evaluate(last ? t_stop : t_ + h, y_new_, k_[12]);
-    if (status < 0) return {false, at("the equations of motion could not be evaluated", t_ + h)};
+    if (status < 0) return failed(StepFailure::EquationsFailed, t_ + h);
     if (status > 0) {
-      if (++rhs_failures > kMaxRhsFailures) return {false, at("the equations of motion could not be evaluated", t_ + h)};
+      if (++rhs_failures > kMaxRhsFailures) return failed(StepFailure::EquationsFailed, t_ + h);
       h_ = 0.25 * h;
       rejected = true;
       ++stats_.rejected_steps;
@@ -209,7 +210,7 @@ StepResult Dop853::step(Scalar t_stop) {
     Scalar denominator = s5 + 0.01 * s3;
     if (!(denominator > 0)) denominator = 1;
     const Scalar err = h * s5 / std::sqrt(static_cast<Scalar>(n) * denominator);
-    if (!std::isfinite(err)) return {false, at("the error estimate is not finite (NaN or infinite)", t_ + h)};
+    if (!std::isfinite(err)) return failed(StepFailure::ErrorNotFinite, t_ + h);
     const Scalar grow = std::pow(err, 1.0 / 8);  // h_new = h kSafety / grow, within the limits
     const Scalar factor = std::clamp(grow / kSafety, 1 / kLargestIncrease, kLargestDecrease);
     if (err <= 1) {

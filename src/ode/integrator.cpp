@@ -8,7 +8,6 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include <array>
-#include <sstream>
 
 #include "loopdyn/common/check.hpp"
 #include "loopdyn/ode/dop853.hpp"
@@ -37,26 +36,44 @@ int weightAdapter(N_Vector y, N_Vector weights, void* user_data) {
 }
 
 /// SUNDIALS messages are not printed (a library does not print); failures come back as flags and
-/// are described by describe().
+/// are codes (failedStep).
 void silent(int /*error_code*/, const char* /*module*/, const char* /*function*/, char* /*msg*/, void* /*data*/) {}
 
-std::string describe(int flag, Scalar t) {
-  std::ostringstream os;
+StepResult failedStep(int flag, Scalar t) {
+  StepResult r;
+  r.ok = false;
+  r.t = t;
   switch (flag) {
-    case ARK_TOO_MUCH_WORK: os << "too many steps"; break;
-    case ARK_TOO_MUCH_ACC: os << "the requested accuracy cannot be reached"; break;
-    case ARK_ERR_FAILURE: os << "step size too small: repeated error-test failures"; break;
-    case ARK_CONV_FAILURE: os << "step size too small: corrector does not converge"; break;
+    case ARK_TOO_MUCH_WORK: r.failure = StepFailure::TooMuchWork; break;
+    case ARK_TOO_MUCH_ACC: r.failure = StepFailure::AccuracyUnreachable; break;
+    case ARK_ERR_FAILURE: r.failure = StepFailure::ErrorTestFailures; break;
+    case ARK_CONV_FAILURE: r.failure = StepFailure::CorrectorFailures; break;
     case ARK_RHSFUNC_FAIL:
     case ARK_UNREC_RHSFUNC_ERR:
-    case ARK_REPTD_RHSFUNC_ERR: os << "the equations of motion could not be evaluated"; break;
-    default: os << "integrator error " << flag; break;
+    case ARK_REPTD_RHSFUNC_ERR: r.failure = StepFailure::EquationsFailed; break;
+    default:
+      r.failure = StepFailure::SolverError;
+      r.flag = flag;
+      break;
   }
-  os << " at t = " << t << " s";
-  return os.str();
+  return r;
 }
 
 }  // namespace
+
+const char* stepFailureName(StepFailure failure) {
+  switch (failure) {
+    case StepFailure::None: return "none";
+    case StepFailure::EquationsFailed: return "equations-failed";
+    case StepFailure::ErrorTestFailures: return "error-test-failures";
+    case StepFailure::CorrectorFailures: return "corrector-failures";
+    case StepFailure::TooMuchWork: return "too-much-work";
+    case StepFailure::AccuracyUnreachable: return "accuracy-unreachable";
+    case StepFailure::ErrorNotFinite: return "error-not-finite";
+    case StepFailure::SolverError: return "solver-error";
+  }
+  return "none";
+}
 
 std::string_view methodName(Method method) { return kNames[static_cast<std::size_t>(method)]; }
 
@@ -185,7 +202,7 @@ StepResult Integrator::step(Scalar t_stop) {
     flag = ERKStepEvolve(s_->memory, t_stop, s_->y, &t_reached, ARK_ONE_STEP);
   }
   t_ = t_reached;
-  if (flag < 0) return {false, describe(flag, t_)};
+  if (flag < 0) return failedStep(flag, t_);
   return {};
 }
 

@@ -72,7 +72,8 @@ constexpr std::size_t kMaxEvents = 1000;
 /// (kinematics/joint_error_weights.hpp); the other entries (momenta, a basis, generalized
 /// velocities, the driver work) by the integrator's own formula. A function of y alone.
 std::function<void(const Scalar*, Scalar*)> jointCoordinateWeights(const Model& model, const TreeKinematics& tree,
-                                                                   const Formulation& formulation, int nu,
+                                                                   const Formulation& formulation,
+                                                                   const DynamicsWorkspace& ws, int nu,
                                                                    const ode::Options& ode) {
   struct Buffers {
     JointErrorWeights weights;
@@ -84,10 +85,10 @@ std::function<void(const Scalar*, Scalar*)> jointCoordinateWeights(const Model& 
   auto buffers = std::make_shared<Buffers>(
       Buffers{JointErrorWeights(tree, ode.rtol, ode.atol, n, model.nq() + model.nv() + 1), State{}, VecX(nq),
               VecX::Zero(tree.nv()), std::vector<BodyMotion>(static_cast<std::size_t>(model.nb()))});
-  return [&model, &tree, &formulation, buffers, nq, nu, n, ode](const Scalar* y, Scalar* w) {
+  return [&model, &tree, &formulation, &ws, buffers, nq, nu, n, ode](const Scalar* y, Scalar* w) {
     for (int i = 0; i < n; ++i) w[i] = 1 / (ode.atol + ode.rtol * std::min(std::abs(y[i]), ode.magnitude_cap(i)));
     Buffers& b = *buffers;
-    const bool velocities = formulation.carriesJointVelocities();
+    const bool velocities = formulation.carriesJointVelocities(formulation.data(ws));
     b.q_r = Eigen::Map<const VecX>(y, nq);
     if (velocities) b.v_r = Eigen::Map<const VecX>(y + nq, nu);
     tree.absoluteState(b.q_r, b.v_r, 0, b.x);  // (without joint velocities: at rest)
@@ -101,7 +102,7 @@ std::function<void(const Scalar*, Scalar*)> jointCoordinateWeights(const Model& 
 
 }  // namespace
 
-Run::Run(const Model& model_, Formulation& formulation_, const State& x0_, const SimulationOptions& options_,
+Run::Run(const Model& model_, const Formulation& formulation_, const State& x0_, const SimulationOptions& options_,
          const OnSample& on_sample_)
     : model(model_), formulation(formulation_), x0(x0_), options(options_), on_sample(on_sample_), ws(model_),
       watch_ws(model_), check(model_) {
@@ -121,11 +122,13 @@ SimulationResult Run::go() {
                         std::max(options.ode.rtol, options.ode.atol / model.characteristicLength());
   chooseRank();
   defineRightHandSides();
-  if (!start()) return std::move(result);
-  startStepping();
-  clock.enter(Stage::Integration);  // (the stepping's own glue is charged to the integration)
-  while (result.ok && integrator->time() < options.t_end) step();
-  finish();
+  if (start()) {
+    startStepping();
+    clock.enter(Stage::Integration);  // (the stepping's own glue is charged to the integration)
+    while (result.ok && integrator->time() < options.t_end) step();
+    finish();
+  }
+  result.formulation_data = ws.formulation_data;
   return std::move(result);
 }
 
@@ -261,14 +264,14 @@ bool Run::start() {
     result.final_state = x0;
     return false;
   }
-  if (std::optional<RunEvent> event = formulation.startEvent()) result.events.push_back(std::move(*event));
+  if (std::optional<RunEvent> event = formulation.startEvent(formulation.data(ws))) result.events.push_back(std::move(*event));
   for (RunWarning& warning : formulation.costWarnings(model)) result.warnings.push_back(std::move(warning));
   // planar angles are unwrapped: their error is measured relative to at most pi (ode/integrator.hpp)
   ode::Options ode_options = options.ode;
   ode_options.magnitude_cap = VecX::Constant(y0.size(), std::numeric_limits<Scalar>::infinity());
   for (const int angle : coordinates->angles()) ode_options.magnitude_cap(angle) = std::numbers::pi;
   if (const TreeKinematics* tree = coordinates->tree())
-    ode_options.error_weights = jointCoordinateWeights(model, *tree, formulation, nu, ode_options);
+    ode_options.error_weights = jointCoordinateWeights(model, *tree, formulation, ws, nu, ode_options);
   integrator.emplace(options.integrator, rhs, x0.t, y0, ode_options);
   window_t0 = x0.t;
   collocation.emplace(static_cast<int>(y0.size()));
@@ -566,7 +569,7 @@ bool Run::ordinaryStep(Scalar t0) {
   RunFailure failure;
   if (!step.ok) {
     failure.reason = RunFailure::Reason::IntegratorGaveUp;
-    failure.detail = step.message;
+    failure.integrator = step;
   } else if (++steps > options.ode.max_steps) {
     failure.reason = RunFailure::Reason::TooManySteps;
     failure.steps = options.ode.max_steps;

@@ -32,7 +32,7 @@ class Run {
  public:
   using OnSample = std::function<void(const Sample&, const DynamicsWorkspace&)>;
 
-  Run(const Model& model, Formulation& formulation, const State& x0, const SimulationOptions& options,
+  Run(const Model& model, const Formulation& formulation, const State& x0, const SimulationOptions& options,
       const OnSample& on_sample);
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
@@ -79,7 +79,7 @@ class Run {
   void watchStep(Scalar t0, bool crossing);
 
   const Model& model;
-  Formulation& formulation;
+  const Formulation& formulation;
   const State& x0;
   const SimulationOptions& options;
   const OnSample& on_sample;

@@ -65,7 +65,7 @@ std::optional<OptionProblem> simulationOptionsProblem(const SimulationOptions& o
   return std::nullopt;
 }
 
-SimulationResult simulate(const Model& model, Formulation& formulation, const State& x0,
+SimulationResult simulate(const Model& model, const Formulation& formulation, const State& x0,
                           const SimulationOptions& options,
                           const std::function<void(const Sample&, const DynamicsWorkspace&)>& on_sample) {
   detail::Run run(model, formulation, x0, options, on_sample);
@@ -132,6 +132,7 @@ const char* failureReasonName(RunFailure::Reason reason) {
 std::ostream& operator<<(std::ostream& os, const RunFailure& f) {
   os << failureReasonName(f.reason) << " at t = " << f.t << " s";
   if (!f.detail.empty()) os << ": " << f.detail;
+  if (!f.integrator.ok) os << ": " << ode::stepFailureName(f.integrator.failure) << " at t = " << f.integrator.t << " s";
   if (!f.problem.empty()) os << ": " << f.problem;
   if (!f.cause.empty()) os << " (" << f.cause << ")";
   if (f.value != 0 || f.limit != 0) os << ", value " << f.value << ", limit " << f.limit;

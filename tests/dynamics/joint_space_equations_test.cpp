@@ -81,7 +81,7 @@ TEST(JointSpaceEquations, TreeMultipliersBalanceEveryBodyOnEveryBundledModel) {
     EXPECT_LT(maxAbs(residual), 1e-10 * (1 + maxAbs(force))) << name;
     const std::vector<int> rows = jointSpaceConstraintRows(model);
     for (std::size_t i = 0; i < rows.size(); ++i)
-      EXPECT_EQ(ws.lambda(rows[i]), relative.rowsLeftMultipliers()(static_cast<Eigen::Index>(i))) << name;
+      EXPECT_EQ(ws.lambda(rows[i]), relative.rowsLeftMultipliers(ws)(static_cast<Eigen::Index>(i))) << name;
     ++models;
   }
   EXPECT_GE(models, 23);

@@ -19,7 +19,7 @@ Scalar errorAfterOnePeriod(Method method, const Options& options, Statistics* st
   Integrator integrator(method, rhs, 0, (VecX(2) << 1, 0).finished(), options);
   while (integrator.time() < T) {
     const StepResult r = integrator.step(T);
-    EXPECT_TRUE(r.ok) << r.message;
+    EXPECT_TRUE(r.ok) << stepFailureName(r.failure);
     if (!r.ok) break;
   }
   if (stats != nullptr) *stats = integrator.statistics();

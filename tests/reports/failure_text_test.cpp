@@ -26,8 +26,10 @@ TEST(FailureText, AFailedStepSaysWhereTheMechanismWasAndWhatFailedIt) {
             "more than 1000 steps (step size collapsed) at t = 0.500000 s near a singular configuration (rank 14 -> 12) "
             "involving O3, O2 (the tree's mass matrix J^T M J is not positive definite)");
   f = failure(Reason::IntegratorGaveUp, 1);
-  f.detail = "integrator error -22";
-  EXPECT_EQ(reports::failureText(f), "integrator error -22");
+  f.integrator = {false, ode::StepFailure::SolverError, 0.875, -22};
+  EXPECT_EQ(reports::failureText(f), "integrator error -22 at t = 0.875 s");
+  f.integrator = {false, ode::StepFailure::ErrorTestFailures, 0.5, 0};
+  EXPECT_EQ(reports::failureText(f), "step size too small: repeated error-test failures at t = 0.5 s");
 }
 
 TEST(FailureText, ACollapsedStepSizeSaysByHowMuch) {

@@ -31,21 +31,43 @@
 
 namespace loopdyn {
 
+/// What the equations over a coordinate choice are, before any evaluation: the part of them a
+/// formulation's description keeps (its run data keeps the equations themselves, with their
+/// buffers: formulation.hpp).
+struct CoordinateLayout {
+  bool relative = false;   ///< joint coordinates
+  int size = 0;            ///< n: the velocity coordinates w
+  std::vector<int> rows;   ///< the rows of the model's C kept as constraints, ascending
+  VecX row;                ///< their scales (row_K)
+};
+
+/// The layout of the equations over the bodies' velocities (relative false: every row of C) or
+/// the spanning tree's joint velocities (true: the rows outside the tree).
+CoordinateLayout coordinateLayout(const Model& model, bool relative);
+
+/// The positions the integrator carries for a coordinate choice (kinematics/coordinates.hpp).
+std::unique_ptr<Coordinates> carriedCoordinates(const Model& model, bool relative);
+
+/// The names of the velocity coordinates of a choice, in their order (velocityCoordinateNames or
+/// jointCoordinateNames).
+std::vector<std::string> velocityNames(const Model& model, bool relative);
+
 class CoordinateEquations {
  public:
   virtual ~CoordinateEquations() = default;
 
-  virtual bool relative() const = 0;  ///< joint coordinates
-  virtual int size() const = 0;       ///< n: the velocity coordinates w
-  /// Their names, in their order (velocityCoordinateNames or jointCoordinateNames).
-  virtual std::vector<std::string> names(const Model& model) const = 0;
+  const CoordinateLayout& layout() const { return layout_; }
+  bool relative() const { return layout_.relative; }  ///< joint coordinates
+  int size() const { return layout_.size; }           ///< n: the velocity coordinates w
+  /// Their names, in their order (velocityNames).
+  std::vector<std::string> names(const Model& model) const { return velocityNames(model, relative()); }
   /// The rows of the model's C these equations keep, ascending (every row in absolute coordinates).
-  const std::vector<int>& rows() const { return rows_; }
+  const std::vector<int>& rows() const { return layout_.rows; }
   /// The scales of those rows (row_K) and of the coordinates.
-  const VecX& row() const { return row_; }
+  const VecX& row() const { return layout_.row; }
   virtual const VecX& col(const DynamicsWorkspace& ws) const = 0;
   /// The positions the integrator carries.
-  virtual std::unique_ptr<Coordinates> coordinates(const Model& model) const = 0;
+  std::unique_ptr<Coordinates> coordinates(const Model& model) const { return carriedCoordinates(model, relative()); }
 
   /// w inside a state: x.v or x.v_r.
   virtual VecX& velocities(State& x) const = 0;
@@ -135,19 +157,17 @@ class CoordinateEquations {
   virtual void scaledTransposed(const DynamicsWorkspace& ws, MatX& At) const = 0;
 
  protected:
-  std::vector<int> rows_;
-  VecX row_;
+  explicit CoordinateEquations(CoordinateLayout layout) : layout_(std::move(layout)) {}
+
+ private:
+  CoordinateLayout layout_;
 };
 
 /// The bodies' velocity coordinates: absolute coordinates.
 class BodyCoordinateEquations final : public CoordinateEquations {
  public:
   explicit BodyCoordinateEquations(const Model& model);
-  bool relative() const override { return false; }
-  int size() const override { return n_; }
-  std::vector<std::string> names(const Model& model) const override;
   const VecX& col(const DynamicsWorkspace& ws) const override { return ws.scaling.col; }
-  std::unique_ptr<Coordinates> coordinates(const Model& model) const override;
   VecX& velocities(State& x) const override { return x.v; }
   const VecX& velocities(const State& x) const override { return x.v; }
   VecX& accelerations(DynamicsWorkspace& ws) const override { return ws.a; }
@@ -182,7 +202,6 @@ class BodyCoordinateEquations final : public CoordinateEquations {
   void scaledTransposed(const DynamicsWorkspace& ws, MatX& At) const override;
 
  private:
-  int n_;
   VecX force_;  ///< F - M a
   KineticGram gram_kept_;  ///< G over the rows gaussOnRows keeps
   MatX At_;                ///< metricScaledTransposed's
@@ -192,11 +211,7 @@ class BodyCoordinateEquations final : public CoordinateEquations {
 class JointCoordinateEquations final : public CoordinateEquations {
  public:
   explicit JointCoordinateEquations(const Model& model);
-  bool relative() const override { return true; }
-  int size() const override { return tree_.nv(); }
-  std::vector<std::string> names(const Model& model) const override;
   const VecX& col(const DynamicsWorkspace&) const override { return equations_.col; }
-  std::unique_ptr<Coordinates> coordinates(const Model& model) const override;
   VecX& velocities(State& x) const override { return x.v_r; }
   const VecX& velocities(const State& x) const override { return x.v_r; }
   VecX& accelerations(DynamicsWorkspace& ws) const override { return ws.a_r; }

@@ -27,6 +27,7 @@
 #include <Eigen/LU>
 #include <Eigen/QR>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -50,11 +51,42 @@
 
 namespace loopdyn {
 
+struct Baumgarte {
+  Scalar alpha = 0;  ///< 1/s; 0 with beta = 0: off
+  Scalar beta = 0;   ///< 1/s
+};
+
+/// What a simulation sets for its run (Formulation::start; sim/simulation.hpp).
+struct RunSettings {
+  Baumgarte baumgarte;  ///< Gamma - 2 alpha (C v + b) - beta^2 Phi in the accelerations (off: zero)
+  /// The watch's ratio scale (ratioScale, singular_watch.hpp): a formulation's own |R_rr| / |R_11|
+  /// thresholds apply to its ratios divided by this.
+  Scalar ratio_scale = 1;
+  /// The mechanism's rank of C away from singular configurations (RankReport::generic_rank), or
+  /// -1 where unknown. Off the constraints a redundant mechanism's C gains rank (the Bricard
+  /// mechanism's C, rank 29 of 30 on them, has a 30th singular value about as large as the
+  /// drift): a rank decided by a threshold alone then flips with the drift (formulations that
+  /// decide it on C's own conditioning, not its square, read this as a ceiling).
+  int generic_rank = -1;
+};
+
+/// What a formulation changes during one run on one thread (issue 47.3; Pinocchio's Model and
+/// Data, MuJoCo's mjModel and mjData): the run's settings, the formulation's choices along the
+/// run (a partition, a tangent basis, the rows it keeps, what u holds), its counters and its
+/// buffers. The formulation makes it (Formulation::makeData) and keeps none of it: a formulation
+/// is a const description that threads and runs share. Each formulation derives its own.
+struct FormulationData {
+  virtual ~FormulationData() = default;
+  RunSettings settings;  ///< the run's (Formulation::start)
+};
+
 /// One dynamics evaluation's results, and the scratch of what every formulation shares, sized
-/// once for a model. One per thread. A formulation's own matrices live in the formulation object
-/// (one per thread as well), so every member here has one meaning whichever formulation runs.
+/// once for a model. One per thread. The formulation using it keeps its own run data here too
+/// (formulation_data), so every member has one meaning whichever formulation runs.
 struct DynamicsWorkspace {
   explicit DynamicsWorkspace(const Model& model);
+  DynamicsWorkspace(const DynamicsWorkspace&) = delete;
+  DynamicsWorkspace& operator=(const DynamicsWorkspace&) = delete;
 
   // ---- the evaluation (Formulation::solve / evaluate fill these) ----
   KinematicsWorkspace kin;  ///< the constraints at the evaluated state
@@ -81,6 +113,10 @@ struct DynamicsWorkspace {
   // coordinates (singular_watch.hpp, singular_start.hpp, partitioning.hpp) ----
   TangentFactorization tangent;  ///< the pivoted QR of C_s^T at kin's configuration
   State x_shifted;               ///< a state beside the one given (positions moved, velocities zeroed)
+
+  // ---- the run data of the formulation that last used this workspace (Formulation::data) ----
+  std::shared_ptr<FormulationData> formulation_data;
+  std::uint64_t formulation_id = 0;  ///< whose (Formulation's serial number; 0: none)
 };
 
 /// What an evaluation of the equations of motion should do besides the accelerations.
@@ -93,27 +129,17 @@ struct Evaluation {
   bool kinematics_at_x = false;
 };
 
-struct Baumgarte {
-  Scalar alpha = 0;  ///< 1/s; 0 with beta = 0: off
-  Scalar beta = 0;   ///< 1/s
-};
-
-/// What a simulation sets for its run (Formulation::start; sim/simulation.hpp).
-struct RunSettings {
-  Baumgarte baumgarte;  ///< Gamma - 2 alpha (C v + b) - beta^2 Phi in the accelerations (off: zero)
-  /// The watch's ratio scale (ratioScale, singular_watch.hpp): a formulation's own |R_rr| / |R_11|
-  /// thresholds apply to its ratios divided by this.
-  Scalar ratio_scale = 1;
-  /// The mechanism's rank of C away from singular configurations (RankReport::generic_rank), or
-  /// -1 where unknown. Off the constraints a redundant mechanism's C gains rank (the Bricard
-  /// mechanism's C, rank 29 of 30 on them, has a 30th singular value about as large as the
-  /// drift): a rank decided by a threshold alone then flips with the drift (formulations that
-  /// decide it on C's own conditioning, not its square, read this as a ceiling).
-  int generic_rank = -1;
-};
-
+/// A formulation: a const description of how to compute the motion (built once for a model and
+/// its options, shared by runs and threads), whose run data lives in the workspace it is given
+/// (FormulationData, made by makeData; Formulation::data finds it there). Every member function
+/// is const: what a run changes -- its settings, a partition, a tangent basis, the rows kept,
+/// counters, buffers -- is in the data. A workspace holds one formulation's data at a time: a
+/// formulation given a workspace another one used makes its own afresh there.
 class Formulation {
  public:
+  Formulation();
+  Formulation(const Formulation&) = delete;
+  Formulation& operator=(const Formulation&) = delete;
   virtual ~Formulation() = default;
   virtual std::string_view name() const = 0;
   /// Fills ws.a, ws.lambda (and ws.kin, ws.M, ws.F, ws.F_nc) at state x. Returns "" on success,
@@ -122,8 +148,19 @@ class Formulation {
   /// The positions the integrator carries for this formulation (kinematics/coordinates.hpp):
   /// absolute unless the formulation works in joint coordinates.
   virtual std::unique_ptr<Coordinates> coordinates(const Model& model) const;
-  /// Rows of C whose multipliers the formulation sets to zero by construction.
+  /// Rows of C whose multipliers the formulation sets to zero by construction: at the start (the
+  /// description's), or in a run's data at its end (an automatic elimination may have switched).
   virtual std::vector<int> eliminatedEquations() const { return {}; }
+  virtual std::vector<int> eliminatedEquations(const FormulationData&) const { return eliminatedEquations(); }
+
+  // ---- the run data ----
+
+  /// This formulation's data in ws, made there (makeData) when ws holds none of this formulation's.
+  FormulationData& data(const Model& model, DynamicsWorkspace& ws) const;
+  /// This formulation's data in ws, which must hold it (after start or an evaluation).
+  const FormulationData& data(const DynamicsWorkspace& ws) const;
+  /// The run's settings (start's; defaults before it).
+  const RunSettings& settings(const DynamicsWorkspace& ws) const { return data(ws).settings; }
 
   // ---- the velocity variables u the integrator carries (sim/simulation.hpp) ----
   // Absolute formulations carry the velocities themselves, u = v. The minimal-coordinate
@@ -134,21 +171,18 @@ class Formulation {
   virtual int velocityStateSize(const Model& model) const { return model.nv(); }
   /// True when u = v (the simulation then projects velocities onto C v + b = 0 itself).
   virtual bool carriesVelocities() const { return true; }
-  /// True for joint-coordinate formulations whose u holds the joint velocities v_r: the integrator
-  /// then weighs their errors by the bodies' motion they cause (JointErrorWeights), as it weighs
-  /// the joint coordinates'; other entries of u keep its own formula.
-  virtual bool carriesJointVelocities() const { return false; }
-  /// Sets up the formulation for a run with `settings` (kept until the next start) and its own
-  /// choices at the assembled state x, and writes u for it.
+  /// True for joint-coordinate formulations whose u holds the joint velocities v_r in the run of
+  /// `data`: the integrator then weighs their errors by the bodies' motion they cause
+  /// (JointErrorWeights), as it weighs the joint coordinates'; other entries of u keep its own
+  /// formula.
+  virtual bool carriesJointVelocities(const FormulationData& /*data*/) const { return false; }
+  /// Sets up a run with `settings` in ws (its data made afresh: the run's choices start here) at
+  /// the assembled state x, and writes u for it.
   Problem start(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u,
-                    const RunSettings& settings = {}) {
-    settings_ = settings;
-    return begin(model, ws, x, u);
-  }
-  const RunSettings& settings() const { return settings_; }
+                const RunSettings& settings = {}) const;
   /// What start chose that the log should show, e.g. the branch at a singular start (its time is
   /// the start's).
-  virtual std::optional<RunEvent> startEvent() const { return std::nullopt; }
+  virtual std::optional<RunEvent> startEvent(const FormulationData& /*data*/) const { return std::nullopt; }
   /// What coordinate partitioning reports of a run (partitioning.hpp): the independent
   /// coordinates at the start and now (indices into the velocity coordinates, or into the joint
   /// velocities when joint_coordinates) and how often they switched.
@@ -158,19 +192,19 @@ class Formulation {
     bool joint_coordinates = false;
   };
   /// Nothing but for coordinate partitioning.
-  virtual std::optional<PartitionSummary> partitionSummary() const { return std::nullopt; }
+  virtual std::optional<PartitionSummary> partitionSummary(const FormulationData&) const { return std::nullopt; }
   /// What makes this model costly for this formulation, said before the run (a run's warnings).
   virtual std::vector<RunWarning> costWarnings(const Model& /*model*/) const { return {}; }
   /// From positions x.q at x.t and u: fills x.v, ws.a and du/dt, and ws.lambda when
   /// how.multipliers (inside the integration only their power is needed). With how.project the
   /// state is first moved onto the constraints and x holds the projected positions and velocities.
   virtual Problem evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
-                               Eigen::Ref<VecX> du, const Evaluation& how) const;
+                           Eigen::Ref<VecX> du, const Evaluation& how) const;
   /// From positions x.q at x.t and u: x.v alone (what the simulation's checks and the watch's
   /// interpolant need after each step). By default a whole evaluation (du: its scratch, u's
   /// size); a formulation whose velocity map is cheaper than its dynamics (projection) overrides.
   virtual Problem velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
-                                 Eigen::Ref<VecX> du) const;
+                             Eigen::Ref<VecX> du) const;
   /// Power of the constraint forces at the last evaluation: lambda^T b = (M a - F)^T v (the work
   /// drivers do; C^T lambda = F - M a and C v = -b).
   virtual Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const;
@@ -204,13 +238,13 @@ class Formulation {
     Problem failure;       ///< why the formulation cannot go on (empty if it can): the simulation stops
   };
   virtual StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
-                                Eigen::Ref<VecX> u);
+                                Eigen::Ref<VecX> u) const;
   /// Called when the simulation starts or stops evaluating on the constraints (Evaluation::
   /// project, near a singular configuration), at the positions x before the integrator restarts
   /// from u. May rewrite u for the same motion (HDCA: its momenta become joint velocities there,
   /// hdca.hpp). Returns "" or why it cannot.
   virtual Problem evaluationModeChanged(const Model&, DynamicsWorkspace&, const State&, bool /*project*/,
-                                            Eigen::Ref<VecX> /*u*/) {
+                                        Eigen::Ref<VecX> /*u*/) const {
     return {};
   }
   /// Whether the formulation can go through a singular configuration (sim/simulation.hpp steps
@@ -222,12 +256,27 @@ class Formulation {
   virtual Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const { return u.head(0); }
 
  protected:
-  /// start's own part: the formulation's choices at x, and u.
-  virtual Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u);
+  /// start's own part: the formulation's choices at x in its fresh data, and u.
+  virtual Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) const;
+  /// A run's data, before start: a subclass's own (with its buffers sized for the model).
+  virtual std::unique_ptr<FormulationData> makeData(const Model& model) const;
+  /// data(), as the subclass's own type D (which its makeData makes).
+  template <class D>
+  D& dataAs(const Model& model, DynamicsWorkspace& ws) const {
+    return static_cast<D&>(data(model, ws));
+  }
+  template <class D>
+  const D& dataAs(const DynamicsWorkspace& ws) const {
+    return static_cast<const D&>(data(ws));
+  }
+  template <class D>
+  static const D& dataAs(const FormulationData& data) {
+    return static_cast<const D&>(data);
+  }
 
-  RunSettings settings_;  ///< the last start's
+ private:
+  std::uint64_t id_;  ///< serial number: whose data a workspace holds
 };
-
 
 /// The scaled position residual ||Phi_s|| / L the projections below stop at (rounding level).
 inline constexpr Scalar kProjectionTolerance = 1e-14;

@@ -57,10 +57,28 @@ struct Statistics {
 /// should be retried smaller, a negative value to stop (the integrator reports it).
 using Rhs = std::function<int(Scalar t, const Scalar* y, Scalar* ydot)>;
 
+/// Why a step failed (StepResult::failure).
+enum class StepFailure {
+  None,
+  EquationsFailed,      ///< the right-hand side could not be evaluated (it returned failure)
+  ErrorTestFailures,    ///< step size too small: repeated error-test failures
+  CorrectorFailures,    ///< step size too small: the corrector does not converge (adams)
+  TooMuchWork,          ///< SUNDIALS' step limit inside one call
+  AccuracyUnreachable,  ///< the requested accuracy cannot be reached
+  ErrorNotFinite,       ///< the error estimate is NaN or infinite (dop853)
+  SolverError,          ///< another SUNDIALS flag (StepResult::flag)
+};
+
+/// "equations-failed", ...: the failure as a key (a library user's log; the front ends' words
+/// are reports/failure_text's).
+const char* stepFailureName(StepFailure failure);
+
 /// What a call to step() did.
 struct StepResult {
   bool ok = true;
-  std::string message;  ///< on failure: SUNDIALS' reason in words, with the time reached
+  StepFailure failure = StepFailure::None;  ///< on failure: why
+  Scalar t = 0;   ///< on failure: the time reached
+  int flag = 0;   ///< SolverError: SUNDIALS' flag
 };
 
 class Dop853;

@@ -44,6 +44,7 @@
 ///   removes); no right-hand side is non-finite.
 
 #include <functional>
+#include <memory>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -189,7 +190,7 @@ struct RunFailure {
     ProblemAt,              ///< problem at t (a formulation's start, evaluation or step)
     OffBranchStart,         ///< at a singular start: rank (of rank_regular), at_rest, misfit in value
     LeftBranch,             ///< at the passage at t; near
-    IntegratorGaveUp,       ///< detail: the integrator's message; near; cause
+    IntegratorGaveUp,       ///< integrator: why and when the integrator gave up; near; cause
     TooManySteps,           ///< more than steps accepted steps; near; cause
     StepsCollapsed,         ///< t_from .. t: steps of value s on average, below limit of scale s; rtol; near; cause
     LockUp,                 ///< t_from .. t: the rank rose from rank_regular (equation, ratio); motions still admissible
@@ -204,7 +205,8 @@ struct RunFailure {
   };
   Reason reason = Reason::None;
   Scalar t = 0, t_from = 0;
-  std::string detail;  ///< the layer below's own words (an integrator's, the assembly's, a joint map's)
+  std::string detail;  ///< the layer below's own words (the assembly's, a joint map's)
+  ode::StepResult integrator;  ///< IntegratorGaveUp: the integrator's account (ode/integrator.hpp)
   Problem problem;     ///< ProblemAt: the formulation's account (dynamics/problem.hpp)
   Problem cause;       ///< a failed step: the right-hand side's problem that failed it (empty for none)
   std::optional<NearSingularity> near;
@@ -275,16 +277,20 @@ struct SimulationResult {
   std::vector<SingularPassage> passages;  ///< singular configurations passed, in time order
   long crossing_steps = 0;                ///< collocation steps across singular configurations
   int generic_rank = 0;                   ///< the rank used to watch for singular configurations
+  /// The formulation's run data at the end (dynamics/formulation.hpp: its choices, switches and
+  /// counters), read through the formulation's accessors; null where the run did not start.
+  std::shared_ptr<const FormulationData> formulation_data;
   /// Records the run's end: ok = false, status, failure_time and failure (the first failure
   /// stays: a later call does nothing).
   void fail(RunStatus why, Scalar t, RunFailure failure);
 };
 
 /// Integrates from x0 (assembled) to options.t_end, calling on_sample at t = 0, dt, 2 dt, ...,
-/// t_end. Sets formulation.baumgarte from options.stabilization. The dynamics workspace passed to on_sample holds the evaluation at that sample (for
+/// t_end, with the formulation's run data in a workspace of its own (Baumgarte's terms from
+/// options.stabilization in its settings). The dynamics workspace passed to on_sample holds the evaluation at that sample (for
 /// reactions). Never throws for numerical trouble: see SimulationResult::failure; throws
 /// InvalidArgument for options out of range (simulationOptionsProblem).
-SimulationResult simulate(const Model& model, Formulation& formulation, const State& x0,
+SimulationResult simulate(const Model& model, const Formulation& formulation, const State& x0,
                           const SimulationOptions& options,
                           const std::function<void(const Sample&, const DynamicsWorkspace&)>& on_sample);
 

@@ -49,15 +49,15 @@ void BallMomenta::joint(const VecX& q_r, Eigen::Ref<const VecX> u, VecX& p) cons
   }
 }
 
-void BallMomenta::rates(const VecX& q_r, const VecX& v_r, const VecX& p, Eigen::Ref<VecX> du) const {
+void BallMomenta::rates(const VecX& q_r, const VecX& v_r, const VecX& p, Eigen::Ref<VecX> du, VecX& pdot) const {
   if (balls_.empty()) return;
-  pdot_ = du;
+  pdot = du;
   for (const Ball& k : balls_) {
     const auto pk = p.segment<3>(k.w);
-    Vec3 rate = k.reversed ? Vec3(pdot_.segment<3>(k.w))
-                           : Vec3(rotation(k, q_r).transpose() * (pdot_.segment<3>(k.w) - v_r.segment<3>(k.w).cross(pk)));
+    Vec3 rate = k.reversed ? Vec3(pdot.segment<3>(k.w))
+                           : Vec3(rotation(k, q_r).transpose() * (pdot.segment<3>(k.w) - v_r.segment<3>(k.w).cross(pk)));
     for (const auto& [c, B] : k.children)
-      rate += (k.reversed ? 1 : -1) * B * pdot_.segment<3>(balls_[static_cast<std::size_t>(c)].w);
+      rate += (k.reversed ? 1 : -1) * B * pdot.segment<3>(balls_[static_cast<std::size_t>(c)].w);
     du.segment<3>(k.w) = rate;
   }
 }

@@ -688,26 +688,35 @@ void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, con
   });
 }
 
-void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x,
-                                     const VecX& gamma_shift) const {
-  forwardDynamicsByDca(dca_, tree_, model, ws, x, gamma_shift);
+std::unique_ptr<FormulationData> DcaFormulation::makeData(const Model& model) const {
+  auto data = std::make_unique<Data>(model);
+  data->equations = coordinateEquations(model, true);
+  data->dca.setThreads(threads_);
+  return data;
 }
 
-Problem DcaFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) {
-  dca_.followGenericRank(settings_.generic_rank < 0 ? -1 : model.nc() - settings_.generic_rank);
+void DcaFormulation::forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x,
+                                     const VecX& gamma_shift) const {
+  forwardDynamicsByDca(dataAs<Data>(model, ws).dca, tree_, model, ws, x, gamma_shift);
+}
+
+Problem DcaFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) const {
+  Data& d = dataAs<Data>(model, ws);
+  d.dca.followGenericRank(d.settings.generic_rank < 0 ? -1 : model.nc() - d.settings.generic_rank);
   return JointCoordinateFormulation::begin(model, ws, x, u);
 }
 
 Problem DcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation&) const {
+  const Baumgarte& baumgarte = dataAs<Data>(model, ws).settings.baumgarte;
   // the dense constraint evaluation only where something reads it: Baumgarte's terms, the
   // drivers' power lambda^T b (scleronomic rows have b = 0 at any state); every multiplier comes
   // from the assembly, and the reactions from them without C (kinematics/pair_wrench.hpp)
-  const bool stabilized = settings_.baumgarte.alpha != 0 || settings_.baumgarte.beta != 0;
+  const bool stabilized = baumgarte.alpha != 0 || baumgarte.beta != 0;
   if (stabilized || !model.drivers().empty()) evaluateConstraints(model, ws.kin, x);
   // Baumgarte's terms, when on, as the absolute formulations add them (formulation.hpp)
   ws.Gamma.setZero(0);
   if (stabilized) {
-    stabilizedGamma(model, ws, x, settings_.baumgarte);
+    stabilizedGamma(model, ws, x, baumgarte);
     ws.Gamma -= ws.kin.Gamma;
   }
   forwardDynamics(model, ws, x, ws.Gamma);

@@ -276,8 +276,13 @@ void HamiltonianDca::momentumRates(const Model& model, const State& x, const std
 }
 
 HdcaFormulation::HdcaFormulation(const Model& model, int threads)
-    : JointCoordinateFormulation(model), hdca_(model, tree_), balls_(model, tree_), driven_(!model.drivers().empty()) {
-  hdca_.setThreads(threads);
+    : JointCoordinateFormulation(model), balls_(model, tree_), threads_(threads), driven_(!model.drivers().empty()) {}
+
+std::unique_ptr<FormulationData> HdcaFormulation::makeData(const Model& model) const {
+  auto data = std::make_unique<Data>(model, tree_);
+  data->equations = coordinateEquations(model, true);
+  data->hdca.setThreads(threads_);
+  return data;
 }
 
 namespace {
@@ -318,23 +323,24 @@ std::vector<RunWarning> HdcaFormulation::costWarnings(const Model& model) const 
   return {warning};
 }
 
-Problem HdcaFormulation::begin(const Model& model, DynamicsWorkspace&, const State& x, Eigen::Ref<VecX> u) {
-  joint_velocities_ = false;
-  hdca_.assembly().followGenericRank(settings_.generic_rank < 0 ? -1 : model.nc() - settings_.generic_rank);
+Problem HdcaFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) const {
+  Data& d = dataAs<Data>(model, ws);
+  d.hdca.assembly().followGenericRank(d.settings.generic_rank < 0 ? -1 : model.nc() - d.settings.generic_rank);
   State xs = x;
   checkStateSize(model, xs);
   if (Problem problem = jointState(tree_, xs); !problem.empty()) return problem;
   tree_.absoluteState(xs.q_r, xs.v_r, xs.t, xs);
   VecX p;
-  hdca_.momenta(model, xs, VecX(), p);
+  d.hdca.momenta(model, xs, VecX(), p);
   balls_.carried(xs.q_r, p, u);
   return {};
 }
 
 Problem HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                                       Eigen::Ref<VecX> du, const Evaluation& how) const {
+  Data& d = dataAs<Data>(model, ws);
   LOOPDYN_CHECK(x.q_r.size() == tree_.nq(), name(), ": the state has no joint coordinates");
-  if (joint_velocities_) return JointCoordinateFormulation::evaluate(model, ws, x, u, du, how);
+  if (d.joint_velocities) return JointCoordinateFormulation::evaluate(model, ws, x, u, du, how);
   if (how.project) {
     tree_.absolutePositions(x.q_r, x.t, x);
     x.v.setZero(model.nv());
@@ -344,23 +350,23 @@ Problem HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, Sta
   // (one entry into the task arena for all the passes: each entry wakes the workers)
   ws.F.resize(model.nv());
   ws.F_nc.resize(model.nv());
-  balls_.joint(x.q_r, u, p_);
-  hdca_.assembly().execute([&] {
-    hdca_.velocities(model, x, p_, sigma_);
+  balls_.joint(x.q_r, u, d.p);
+  d.hdca.assembly().execute([&] {
+    d.hdca.velocities(model, x, d.p, d.sigma);
     // the bodies' motions (the velocity level's, formed at x.q and x.v) and loads, each on the
     // thread whose share of the tree holds the body (as the DCA's forward dynamics, dca.cpp)
-    hdca_.assembly().forEachBody([&](BodyIndex b) {
-      ws.kin.motion[static_cast<std::size_t>(b)] = hdca_.motions()[static_cast<std::size_t>(b)];
+    d.hdca.assembly().forEachBody([&](BodyIndex b) {
+      ws.kin.motion[static_cast<std::size_t>(b)] = d.hdca.motions()[static_cast<std::size_t>(b)];
       bodyForces(model, ws.kin.motion, b, ws.F, ws.F_nc);
     });
-    hdca_.assembly().forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
-    hdca_.momentumRates(model, x, ws.kin.motion, ws.F, sigma_, du);
+    d.hdca.assembly().forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
+    d.hdca.momentumRates(model, x, ws.kin.motion, ws.F, d.sigma, du);
   });
-  balls_.rates(x.q_r, x.v_r, p_, du);
+  balls_.rates(x.q_r, x.v_r, d.p, du, d.pdot);
   if (how.multipliers || driven_) {
     // the reactions (and the drivers' power lambda^T b) from the acceleration level at this state
     evaluateConstraints(model, ws.kin, x);
-    accelerations(model, ws, x);
+    accelerations(model, d, ws, x);
     return {};
   }
   // the accelerations are not computed here; the simulation's finiteness check reads them
@@ -375,27 +381,28 @@ Problem HdcaFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, Sta
 }
 
 Formulation::StepOutcome HdcaFormulation::afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step,
-                                                    const State& x, Eigen::Ref<VecX> u) {
-  if (joint_velocities_) return JointCoordinateFormulation::afterStep(model, ws, step, x, u);
+                                                    const State& x, Eigen::Ref<VecX> u) const {
+  if (dataAs<Data>(model, ws).joint_velocities) return JointCoordinateFormulation::afterStep(model, ws, step, x, u);
   return {};
 }
 
-Problem HdcaFormulation::evaluationModeChanged(const Model& model, DynamicsWorkspace&, const State& x, bool project,
-                                                   Eigen::Ref<VecX> u) {
-  if (project == joint_velocities_) return {};
+Problem HdcaFormulation::evaluationModeChanged(const Model& model, DynamicsWorkspace& ws, const State& x, bool project,
+                                               Eigen::Ref<VecX> u) const {
+  Data& d = dataAs<Data>(model, ws);
+  if (project == d.joint_velocities) return {};
   State xs = x;
   if (project) {
-    balls_.joint(xs.q_r, u, p_);
-    hdca_.velocities(model, xs, p_, sigma_);
+    balls_.joint(xs.q_r, u, d.p);
+    d.hdca.velocities(model, xs, d.p, d.sigma);
     u = xs.v_r;
   } else {
     xs.v_r = u;
     tree_.absoluteState(xs.q_r, xs.v_r, xs.t, xs);
     VecX p;
-    hdca_.momenta(model, xs, VecX(), p);  // sigma = 0: M_r u
+    d.hdca.momenta(model, xs, VecX(), p);  // sigma = 0: M_r u
     balls_.carried(xs.q_r, p, u);
   }
-  joint_velocities_ = project;
+  d.joint_velocities = project;
   return {};
 }
 
@@ -403,14 +410,14 @@ Scalar HdcaFormulation::constraintPower(const DynamicsWorkspace& ws, const State
   return driven_ ? Formulation::constraintPower(ws, x) : 0;
 }
 
-void HdcaFormulation::accelerations(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+void HdcaFormulation::accelerations(const Model& model, Data& d, DynamicsWorkspace& ws, const State& x) const {
   static const VecX no_shift;
-  forwardDynamicsByDca(hdca_.assembly(), tree_, model, ws, x, no_shift);
+  forwardDynamicsByDca(d.hdca.assembly(), tree_, model, ws, x, no_shift);
 }
 
 Problem HdcaFormulation::solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation&) const {
   evaluateConstraints(model, ws.kin, x);
-  accelerations(model, ws, x);
+  accelerations(model, dataAs<Data>(model, ws), ws, x);
   return {};
 }
 

@@ -140,54 +140,62 @@ void PartitionedEquations::dependentRowMultipliers(const MatX& M, const VecX& F,
 Scalar PartitionedEquations::rcond() const { return r_ > 0 ? cd_lu_.rcond() : 1; }
 
 PartitioningFormulation::PartitioningFormulation(const Model& model, int rank, Scalar switch_ratio, bool relative)
-    : equations_(coordinateEquations(model, relative)),
+    : layout_(coordinateLayout(model, relative)),
       rank_(rank),
-      r_(rank - (model.nc() - static_cast<int>(equations_->rows().size()))),
-      k_(equations_->size() - r_),
+      r_(rank - (model.nc() - static_cast<int>(layout_.rows.size()))),
+      k_(layout_.size - r_),
       switch_ratio_(switch_ratio),
-      names_(equations_->names(model)) {
-  LOOPDYN_CHECK(r_ >= 0 && r_ <= equations_->size(), "partitioning: rank ", rank, " leaves ", r_,
-                " for the constraints outside the spanning tree, out of range 0 .. ", equations_->size());
+      names_(velocityNames(model, relative)) {
+  LOOPDYN_CHECK(r_ >= 0 && r_ <= layout_.size, "partitioning: rank ", rank, " leaves ", r_,
+                " for the constraints outside the spanning tree, out of range 0 .. ", layout_.size);
   LOOPDYN_CHECK(switch_ratio >= 0 && switch_ratio < 1, "partitioning: switch ratio ", switch_ratio,
                 " must be in [0, 1)");
 }
 
 std::unique_ptr<Coordinates> PartitioningFormulation::coordinates(const Model& model) const {
-  return equations_->coordinates(model);
+  return carriedCoordinates(model, layout_.relative);
 }
 
-std::vector<int> PartitioningFormulation::eliminatedEquations() const {
+std::unique_ptr<FormulationData> PartitioningFormulation::makeData(const Model& model) const {
+  auto data = std::make_unique<Data>();
+  data->equations = coordinateEquations(model, layout_.relative);
+  return data;
+}
+
+std::vector<int> PartitioningFormulation::eliminatedEquations(const FormulationData& data) const {
+  const Data& d = dataAs<Data>(data);
   std::vector<int> out;
-  const std::vector<int>& rows = equations_->rows();
+  const std::vector<int>& rows = layout_.rows;
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (!std::binary_search(partition_.rows.begin(), partition_.rows.end(), static_cast<int>(i))) out.push_back(rows[i]);
+    if (!std::binary_search(d.partition.rows.begin(), d.partition.rows.end(), static_cast<int>(i))) out.push_back(rows[i]);
   return out;
 }
 
-Partition PartitioningFormulation::choosePartition(const Model& model, DynamicsWorkspace& ws, const State& x) const {
-  CoordinateEquations& e = *equations_;
+Partition PartitioningFormulation::choosePartition(const Model& model, Data& d, DynamicsWorkspace& ws,
+                                                   const State& x) const {
+  CoordinateEquations& e = *d.equations;
   e.evaluateConstraints(model, ws, x);
-  e.massMatrix(model, ws, M_);
+  e.massMatrix(model, ws, d.M);
   const ProjectiveCriterion criterion =
-      projectiveCriterion(M_, e.C(ws), ConstraintScaling{e.row(), e.col(ws)}, r_);
+      projectiveCriterion(d.M, e.C(ws), ConstraintScaling{e.row(), e.col(ws)}, r_);
   Partition p;
   p.independent = criterion.best_set;
   std::sort(p.independent.begin(), p.independent.end());
   p.dependent = complement(p.independent, e.size());
   p.quality = criterion.set_sigma_min;
   // the rows: the first r pivots of the QR of the scaled C^T
-  e.scaledTransposed(ws, tangent_.At);
-  tangent_.computeFromAt(r_);
-  p.rows.assign(tangent_.K.begin(), tangent_.K.begin() + r_);
+  e.scaledTransposed(ws, d.tangent.At);
+  d.tangent.computeFromAt(r_);
+  p.rows.assign(d.tangent.K.begin(), d.tangent.K.begin() + r_);
   std::sort(p.rows.begin(), p.rows.end());
   p.condition = rowsCondition(e.C(ws), e.row(), e.col(ws), p);
   return p;
 }
 
-Problem PartitioningFormulation::evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws,
-                                                  State& x, Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
-                                                  bool multipliers) const {
-  CoordinateEquations& e = *equations_;
+Problem PartitioningFormulation::evaluateWith(const Partition& p, const Model& model, Data& d, DynamicsWorkspace& ws,
+                                              State& x, Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
+                                              bool multipliers) const {
+  CoordinateEquations& e = *d.equations;
   // (b's rounding depends on the velocities: stale ones would carry the last evaluation over)
   e.toPositions(model, x);
   e.evaluateConstraints(model, ws, x);  // C and b: positions and time only
@@ -195,21 +203,21 @@ Problem PartitioningFormulation::evaluateWith(const Partition& p, const Model& m
   const auto problem = [&](Problem::Kind kind) {
     Problem out = Problem::of(kind);
     for (const int i : p.independent) out.names.push_back(names_[static_cast<std::size_t>(i)]);
-    out.value = partitioned_.rcond();
+    out.value = d.partitioned.rcond();
     return out;
   };
-  if (!partitioned_.velocities(e.C(ws), e.b(ws), e.row(), e.col(ws), p, u, e.velocities(x)))
+  if (!d.partitioned.velocities(e.C(ws), e.b(ws), e.row(), e.col(ws), p, u, e.velocities(x)))
     return problem(Problem::Kind::DependentCoordinatesSingular);
-  e.evaluate(model, ws, x, settings_.baumgarte);
-  if (!partitioned_.accelerations(e.M(ws), e.F(ws), e.Gamma(ws), e.row(), e.col(ws), p, e.accelerations(ws), du))
+  e.evaluate(model, ws, x, d.settings.baumgarte);
+  if (!d.partitioned.accelerations(e.M(ws), e.F(ws), e.Gamma(ws), e.row(), e.col(ws), p, e.accelerations(ws), du))
     return problem(Problem::Kind::ReducedMassNotPositiveDefinite);
   e.bodyAccelerations(x, ws);
   if (multipliers && ws.a.allFinite()) {
     // eq. (38): the rows K carry the constraint forces, the other rows kept none, the tree joints
     // (in joint coordinates) what the bodies' equations leave
-    mu_.setZero(static_cast<Eigen::Index>(e.rows().size()));
-    partitioned_.dependentRowMultipliers(e.M(ws), e.F(ws), e.accelerations(ws), e.row(), e.col(ws), p, mu_);
-    e.multipliers(model, ws, mu_);
+    d.mu.setZero(static_cast<Eigen::Index>(e.rows().size()));
+    d.partitioned.dependentRowMultipliers(e.M(ws), e.F(ws), e.accelerations(ws), e.row(), e.col(ws), p, d.mu);
+    e.multipliers(model, ws, d.mu);
   }
   return {};
 }
@@ -217,30 +225,32 @@ Problem PartitioningFormulation::evaluateWith(const Partition& p, const Model& m
 Problem PartitioningFormulation::evaluate(const Model& model, DynamicsWorkspace& ws, State& x,
                                               Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du,
                                               const Evaluation& how) const {
+  Data& d = dataAs<Data>(model, ws);
   if (how.project)
-    if (Problem problem = equations_->projectPositions(model, ws, x); !problem.empty()) return problem;
-  return evaluateWith(partition_, model, ws, x, u, du, how.multipliers);
+    if (Problem problem = d.equations->projectPositions(model, ws, x); !problem.empty()) return problem;
+  return evaluateWith(d.partition, model, d, ws, x, u, du, how.multipliers);
 }
 
 Scalar PartitioningFormulation::constraintPower(const DynamicsWorkspace& ws, const State& x) const {
-  const CoordinateEquations& e = *equations_;
+  const CoordinateEquations& e = *dataAs<Data>(ws).equations;
   return (e.M(ws) * e.accelerations(ws) - e.F(ws)).dot(e.velocities(x));
 }
 
 Problem PartitioningFormulation::solve(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+  Data& d = dataAs<Data>(model, ws);
   State xs = x;
-  if (Problem problem = equations_->carry(xs); !problem.empty()) return problem;
-  const VecX w = equations_->velocities(xs);
-  equations_->toPositions(model, xs);
-  const Partition p = choosePartition(model, ws, xs);
+  if (Problem problem = d.equations->carry(xs); !problem.empty()) return problem;
+  const VecX w = d.equations->velocities(xs);
+  d.equations->toPositions(model, xs);
+  const Partition p = choosePartition(model, d, ws, xs);
   VecX du(k_);
-  return evaluateWith(p, model, ws, xs, w(p.independent), du, true);
+  return evaluateWith(p, model, d, ws, xs, w(p.independent), du, true);
 }
 
 Problem PartitioningFormulation::begin(const Model& model, DynamicsWorkspace& ws, const State& x,
-                                           Eigen::Ref<VecX> u) {
-  switches_.clear();
-  if (const Scalar ratio = SingularWatch(rank_, settings_.ratio_scale).start(model, ws, x); ratio < kSingularRatio) {
+                                           Eigen::Ref<VecX> u) const {
+  Data& d = dataAs<Data>(model, ws);
+  if (const Scalar ratio = SingularWatch(rank_, d.settings.ratio_scale).start(model, ws, x); ratio < kSingularRatio) {
     Problem problem = Problem::of(Problem::Kind::PartitioningSingularStart);
     problem.value = ratio;
     problem.rank = rank_;
@@ -248,28 +258,29 @@ Problem PartitioningFormulation::begin(const Model& model, DynamicsWorkspace& ws
   }
   State xs = x;
   checkStateSize(model, xs);
-  if (Problem problem = equations_->carry(xs); !problem.empty()) return problem;
-  partition_ = choosePartition(model, ws, xs);
-  memory_ = {partition_.quality, rowsTriggerAfter(partition_.condition)};
-  u = equations_->velocities(xs)(partition_.independent);
+  if (Problem problem = d.equations->carry(xs); !problem.empty()) return problem;
+  d.partition = choosePartition(model, d, ws, xs);
+  d.memory = {d.partition.quality, rowsTriggerAfter(d.partition.condition)};
+  u = d.equations->velocities(xs)(d.partition.independent);
   return {};
 }
 
 Formulation::StepOutcome PartitioningFormulation::afterStep(const Model& model, DynamicsWorkspace& ws, const Step&,
-                                                            const State& x, Eigen::Ref<VecX> u) {
+                                                            const State& x, Eigen::Ref<VecX> u) const {
   // (the simulation's watch stops the run at a singular configuration, which partitioning cannot
   // pass: passesSingularConfigurations())
   if (switch_ratio_ == 0 || k_ == 0) return {};
+  Data& d = dataAs<Data>(model, ws);
   State xs = x;
   VecX du(k_);
-  if (!evaluateWith(partition_, model, ws, xs, u, du, false).empty()) return {};  // the next step reports it
-  const Scalar quality = currentQuality(partition_, equations_->M(ws), partitioned_.Md());
-  const Scalar condition = partitioned_.rcond();
+  if (!evaluateWith(d.partition, model, d, ws, xs, u, du, false).empty()) return {};  // the next step reports it
+  const Scalar quality = currentQuality(d.partition, d.equations->M(ws), d.partitioned.Md());
+  const Scalar condition = d.partitioned.rcond();
   const std::optional<CoordinateSwitch> s = switchPartition(
-      x.t, quality, condition, switch_ratio_, partition_, memory_, [&] { return choosePartition(model, ws, xs); },
-      switches_);
+      x.t, quality, condition, switch_ratio_, d.partition, d.memory, [&] { return choosePartition(model, d, ws, xs); },
+      d.switches);
   if (!s) return {};
-  u = equations_->velocities(xs)(partition_.independent);  // the same velocities, in the new coordinates
+  u = d.equations->velocities(xs)(d.partition.independent);  // the same velocities, in the new coordinates
   return {true, switchEvent(*s, switch_ratio_, condition, names_), {}};
 }
 

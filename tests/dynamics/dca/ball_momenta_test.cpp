@@ -47,8 +47,8 @@ TEST(BallMomenta, InvertsAndItsRateIsTheDerivativeAlongAMotion) {
     VecX u_plus(tree.nv()), u_minus(tree.nv());
     balls.carried(q_plus, p + h * pdot, u_plus);
     balls.carried(q_minus, p - h * pdot, u_minus);
-    VecX du = pdot;
-    balls.rates(q, v, p, du);
+    VecX du = pdot, scratch;
+    balls.rates(q, v, p, du, scratch);
     EXPECT_LT((du - (u_plus - u_minus) / (2 * h)).cwiseAbs().maxCoeff(), 1e-8 * (1 + du.cwiseAbs().maxCoeff()))
         << trial;
   }

@@ -37,8 +37,9 @@ class BallMomenta {
   void carried(const VecX& q_r, const VecX& p, Eigen::Ref<VecX> u) const;
   /// p of the carried u (the inverse).
   void joint(const VecX& q_r, Eigen::Ref<const VecX> u, VecX& p) const;
-  /// du of pdot at joint positions and rates q_r, v_r and momenta p (in place: du holds pdot).
-  void rates(const VecX& q_r, const VecX& v_r, const VecX& p, Eigen::Ref<VecX> du) const;
+  /// du of pdot at joint positions and rates q_r, v_r and momenta p (in place: du holds pdot;
+  /// pdot: scratch).
+  void rates(const VecX& q_r, const VecX& v_r, const VecX& p, Eigen::Ref<VecX> du, VecX& pdot) const;
 
  private:
   struct Ball {
@@ -50,7 +51,6 @@ class BallMomenta {
   Mat3 rotation(const Ball& k, const VecX& q_r) const { return k.model->pose(q_r.data() + k.q).R; }
 
   std::vector<Ball> balls_;  ///< parents before children
-  mutable VecX pdot_;
 };
 
 }  // namespace loopdyn

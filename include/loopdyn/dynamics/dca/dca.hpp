@@ -358,9 +358,7 @@ void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, con
 class DcaFormulation final : public JointCoordinateFormulation {
  public:
   /// threads: DivideAndConquer::setThreads (1: sequential).
-  explicit DcaFormulation(const Model& model, int threads = 1) : JointCoordinateFormulation(model), dca_(model) {
-    dca_.setThreads(threads);
-  }
+  explicit DcaFormulation(const Model& model, int threads = 1) : JointCoordinateFormulation(model), threads_(threads) {}
   std::string_view name() const override { return "dca"; }
 
   /// One forward-dynamics call in O(n): at x (q, v, q_r, v_r consistent) the bodies' motions
@@ -369,10 +367,17 @@ class DcaFormulation final : public JointCoordinateFormulation {
   /// DivideAndConquer::solve.
   void forwardDynamics(const Model& model, DynamicsWorkspace& ws, const State& x, const VecX& gamma_shift) const;
 
+  /// A run's assembly tree, with its numbers and its threads.
+  struct Data : VelocityFormulation::Data {
+    explicit Data(const Model& model) : dca(model) {}
+    DivideAndConquer dca;
+  };
+
  protected:
+  std::unique_ptr<FormulationData> makeData(const Model& model) const override;
   /// The joint-coordinate start, with the run's generic rank as the assembly's rank ceiling
   /// (DivideAndConquer::followGenericRank).
-  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) const override;
   /// forwardDynamics (every multiplier, whatever `multipliers` says), with ws.kin evaluated at x
   /// where something reads it: Baumgarte's terms, or drivers (their power lambda^T b). A
   /// right-hand side without them is O(n); the simulation evaluates the constraints itself for
@@ -380,7 +385,7 @@ class DcaFormulation final : public JointCoordinateFormulation {
   Problem solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
 
  private:
-  mutable DivideAndConquer dca_;  ///< (its buffers: one formulation object per thread, as every formulation)
+  int threads_;
 };
 
 }  // namespace loopdyn

@@ -134,6 +134,14 @@ Eigen::Matrix<Scalar, 12, 1> constraintRateTransposed(const Model& model, int jo
 class HdcaFormulation final : public JointCoordinateFormulation {
  public:
   explicit HdcaFormulation(const Model& model, int threads = 1);
+
+  /// A run's two levels on one assembly, sigma, the momenta, and what u holds.
+  struct Data : VelocityFormulation::Data {
+    Data(const Model& model, const TreeKinematics& tree) : hdca(model, tree) {}
+    HamiltonianDca hdca;
+    VecX sigma, p, pdot;
+    bool joint_velocities = false;  ///< u holds the joint velocities (near a singular configuration)
+  };
   std::string_view name() const override { return "hdca"; }
 
   /// A body turned about every axis by its tree joint (spherical, floating) and far easier to
@@ -142,7 +150,7 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   /// dca's (issue 46; measured in hdca.cpp).
   std::vector<RunWarning> costWarnings(const Model& model) const override;
   /// u = p of the assembled state x (sigma = 0).
-  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) const override;
   /// u = p: fills x.v_r (the joint velocities) and x.v, ws.kin.motion and ws.F, du = pdot; with
   /// how.project the positions are first moved onto the constraints (the velocities then follow
   /// from p there); with how.multipliers, or for a model with drivers, ws.kin (the dense
@@ -159,28 +167,29 @@ class HdcaFormulation final : public JointCoordinateFormulation {
   /// level then satisfies the constraints at the new positions); joint velocities (near a
   /// singular configuration) are projected as by every joint-coordinate formulation.
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
-                        Eigen::Ref<VecX> u) override;
+                        Eigen::Ref<VecX> u) const override;
   /// Near a singular configuration u holds the joint velocities (the DCA's right-hand side);
   /// away from it the momenta (sigma = 0 where it switches back). See the class comment.
   Problem evaluationModeChanged(const Model& model, DynamicsWorkspace& ws, const State& x, bool project,
-                                    Eigen::Ref<VecX> u) override;
+                                Eigen::Ref<VecX> u) const override;
   /// The momenta (their errors weighed by the integrator's own formula), or near a singular
   /// configuration the joint velocities.
-  bool carriesJointVelocities() const override { return joint_velocities_; }
+  bool carriesJointVelocities(const FormulationData& data) const override {
+    return dataAs<Data>(data).joint_velocities;
+  }
   /// Only drivers do work (lambda^T b from the acceleration level); 0 without drivers.
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
 
  protected:
+  std::unique_ptr<FormulationData> makeData(const Model& model) const override;
   Problem solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
 
  private:
-  /// The acceleration level (ws.a, ws.lambda) on hdca_'s assembly.
-  void accelerations(const Model& model, DynamicsWorkspace& ws, const State& x) const;
-  mutable HamiltonianDca hdca_;
+  /// The acceleration level (ws.a, ws.lambda) on the run's assembly.
+  void accelerations(const Model& model, Data& d, DynamicsWorkspace& ws, const State& x) const;
   BallMomenta balls_;  ///< what the integrator carries of the ball joints' momenta
-  mutable VecX sigma_, p_;
+  int threads_;
   bool driven_ = false;
-  bool joint_velocities_ = false;  ///< u holds the joint velocities (near a singular configuration)
 };
 
 }  // namespace loopdyn

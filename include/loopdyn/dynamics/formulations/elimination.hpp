@@ -48,8 +48,12 @@ class EliminationFormulation final : public VelocityFormulation {
   /// there instead (for an automatic choice; a user's choice fails). relative: in joint coordinates.
   EliminationFormulation(const Model& model, std::vector<int> eliminated, bool reselect = false, bool relative = false);
   std::string_view name() const override { return "elimination"; }
-  /// The rows eliminated now (an automatic choice may have switched: the run's events say when).
+  /// The rows eliminated at the start.
   std::vector<int> eliminatedEquations() const override { return eliminated_; }
+  /// The rows eliminated now in a run (an automatic choice may have switched: its events say when).
+  std::vector<int> eliminatedEquations(const FormulationData& data) const override {
+    return dataAs<Data>(data).eliminated;
+  }
   bool passesSingularConfigurations() const override { return false; }
   /// mu^T b over the kept rows (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
@@ -57,23 +61,30 @@ class EliminationFormulation final : public VelocityFormulation {
   /// After the base's (velocities onto the constraints after a projection), for an automatic
   /// choice: the switch of the header when the kept rows have degraded.
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
-                        Eigen::Ref<VecX> u) override;
+                        Eigen::Ref<VecX> u) const override;
+
+  /// A run's choice of rows and their multipliers.
+  struct Data : VelocityFormulation::Data {
+    std::vector<int> eliminated;  ///< rows of C, ascending
+    std::vector<int> kept;        ///< positions in the rows the coordinates keep (CoordinateEquations::rows)
+    Scalar best_quality = 0;      ///< the best known quality (the header), automatic choice only
+    VecX mu;                      ///< multipliers of the rows kept by the coordinates
+  };
 
  protected:
-  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
+  std::unique_ptr<FormulationData> makeData(const Model& model) const override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) const override;
   Problem solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
 
  private:
   /// The kept rows' quality at x (the header), 0 where the equations cannot be set up there.
-  Scalar quality(const Model& model, DynamicsWorkspace& ws, const State& x, const std::vector<int>& kept);
-  /// Replaces the choice by `kept` (positions in the coordinates' rows) and returns the event.
-  RunEvent switchTo(const Model& model, const std::vector<int>& kept, Scalar quality_from, Scalar t);
+  Scalar quality(const Model& model, DynamicsWorkspace& ws, const State& x, const std::vector<int>& kept) const;
+  /// Replaces the run's choice by `kept` (positions in the coordinates' rows) and returns the event.
+  RunEvent switchTo(const Model& model, Data& d, const std::vector<int>& kept, Scalar quality_from, Scalar t) const;
 
-  std::vector<int> eliminated_;  ///< rows of C, ascending
-  std::vector<int> kept_;        ///< positions in the rows the coordinates keep (CoordinateEquations::rows)
+  std::vector<int> eliminated_;  ///< rows of C at the start, ascending
+  std::vector<int> kept_;        ///< positions in the rows the coordinates keep, at the start
   bool reselect_;
-  Scalar best_quality_ = 0;      ///< the best known quality (the header), automatic choice only
-  mutable VecX mu_;  ///< multipliers of the rows kept by the coordinates (one formulation object per thread)
 };
 
 /// The rows of `equations` that QR with column pivoting of their scaled transpose leaves out at x

@@ -9,14 +9,12 @@ namespace loopdyn {
 
 class JointCoordinateFormulation : public VelocityFormulation {
  public:
-  explicit JointCoordinateFormulation(const Model& model)
-      : VelocityFormulation(std::make_unique<JointCoordinateEquations>(model)),
-        tree_(static_cast<const JointCoordinateEquations&>(*equations_).tree()) {}
+  explicit JointCoordinateFormulation(const Model& model) : VelocityFormulation(model, true), tree_(model) {}
 
   const TreeKinematics& tree() const { return tree_; }
 
  protected:
-  const TreeKinematics& tree_;
+  TreeKinematics tree_;  ///< (its run data's equations keep their own: the description's is const)
 };
 
 }  // namespace loopdyn

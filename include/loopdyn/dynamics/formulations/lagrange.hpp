@@ -26,20 +26,20 @@ namespace loopdyn {
 class LagrangeFormulation final : public VelocityFormulation {
  public:
   /// relative: in joint coordinates.
-  explicit LagrangeFormulation(const Model& model, bool relative = false)
-      : VelocityFormulation(coordinateEquations(model, relative)),
-        mu_(VecX::Zero(static_cast<Eigen::Index>(equations_->rows().size()))) {}
+  explicit LagrangeFormulation(const Model& model, bool relative = false) : VelocityFormulation(model, relative) {}
   std::string_view name() const override { return "lagrange"; }
   /// mu^T b of the rows kept (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
   /// The last evaluation's multipliers of the rows kept as constraints (CoordinateEquations::rows).
-  const VecX& rowsLeftMultipliers() const { return mu_; }
+  const VecX& rowsLeftMultipliers(const DynamicsWorkspace& ws) const { return dataAs<Data>(ws).mu; }
+
+  struct Data : VelocityFormulation::Data {
+    VecX mu;  ///< multipliers of the rows kept
+  };
 
  protected:
+  std::unique_ptr<FormulationData> makeData(const Model& model) const override;
   Problem solveAt(const Model& model, DynamicsWorkspace& ws, const State& x, const Evaluation& how) const override;
-
- private:
-  mutable VecX mu_;  ///< multipliers of the rows kept (one formulation object per thread)
 };
 
 }  // namespace loopdyn

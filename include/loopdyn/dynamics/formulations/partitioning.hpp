@@ -192,53 +192,62 @@ class PartitioningFormulation final : public Formulation {
   /// At state x with the partition the criterion recommends there (velocities: w_I).
   Problem solve(const Model& model, DynamicsWorkspace& ws, const State& x) const override;
   std::unique_ptr<Coordinates> coordinates(const Model& model) const override;
-  /// The rows of C that are not in K (and not the tree joints' in joint coordinates).
-  std::vector<int> eliminatedEquations() const override;
+  /// The rows of C that are not in K (and not the tree joints' in joint coordinates), in a run.
+  std::vector<int> eliminatedEquations(const FormulationData& data) const override;
 
   int velocityStateSize(const Model&) const override { return k_; }
   bool carriesVelocities() const override { return false; }
   bool velocitiesFollowPositions() const override { return true; }
   bool passesSingularConfigurations() const override { return false; }
-  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// x holds the carried positions; fills x's velocities (and x.v_r in joint coordinates), ws.a
   /// (and ws.a_r) and du = a_I.
   Problem evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
-                       Eigen::Ref<VecX> du, const Evaluation& how) const override;
+                   Eigen::Ref<VecX> du, const Evaluation& how) const override;
   /// (M w' - F)^T w = mu^T b (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
-                        Eigen::Ref<VecX> u) override;
+                        Eigen::Ref<VecX> u) const override;
   int generalizedVelocityCount(const Model&) const override { return k_; }
   Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const override { return u; }
 
-  /// K: positions in the rows the coordinates keep (CoordinateEquations::rows); I, D: velocity
-  /// coordinates (the bodies' or the joints').
-  const Partition& partition() const { return partition_; }
-  const std::vector<CoordinateSwitch>& switches() const { return switches_; }
-  std::optional<PartitionSummary> partitionSummary() const override {
-    return partitionSummaryOf(partition_, switches_, equations_->relative());
+  /// A run's partition, its switches and the buffers.
+  struct Data : FormulationData {
+    std::unique_ptr<CoordinateEquations> equations;
+    /// K: positions in the rows the coordinates keep (CoordinateEquations::rows); I, D: velocity
+    /// coordinates (the bodies' or the joints').
+    Partition partition;
+    SwitchingMemory memory;
+    std::vector<CoordinateSwitch> switches;
+    PartitionedEquations partitioned;  ///< the last evaluation's (partitionedReactions reads them)
+    TangentFactorization tangent;
+    MatX M;   ///< the mass matrix the criterion weighs
+    VecX mu;  ///< multipliers of the rows kept
+  };
+  const Partition& partition(const FormulationData& data) const { return dataAs<Data>(data).partition; }
+  const std::vector<CoordinateSwitch>& switches(const FormulationData& data) const {
+    return dataAs<Data>(data).switches;
+  }
+  std::optional<PartitionSummary> partitionSummary(const FormulationData& data) const override {
+    const Data& d = dataAs<Data>(data);
+    return partitionSummaryOf(d.partition, d.switches, layout_.relative);
   }
   /// The last evaluation's partitioned equations (partitionedReactions reads them).
-  const PartitionedEquations& equations() const { return partitioned_; }
+  const PartitionedEquations& equations(const FormulationData& data) const { return dataAs<Data>(data).partitioned; }
+
+ protected:
+  std::unique_ptr<FormulationData> makeData(const Model& model) const override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) const override;
 
  private:
   /// The partition the projective criterion recommends at x's positions (x consistent).
-  Partition choosePartition(const Model& model, DynamicsWorkspace& ws, const State& x) const;
-  Problem evaluateWith(const Partition& p, const Model& model, DynamicsWorkspace& ws, State& x,
-                           Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du, bool multipliers) const;
+  Partition choosePartition(const Model& model, Data& d, DynamicsWorkspace& ws, const State& x) const;
+  Problem evaluateWith(const Partition& p, const Model& model, Data& d, DynamicsWorkspace& ws, State& x,
+                       Eigen::Ref<const VecX> u, Eigen::Ref<VecX> du, bool multipliers) const;
 
-  std::unique_ptr<CoordinateEquations> equations_;
+  CoordinateLayout layout_;
   int rank_, r_, k_;  ///< the generic rank of C; the rank of the rows kept, r_; k_ = n - r_
   Scalar switch_ratio_;
-  Partition partition_;
-  SwitchingMemory memory_;
-  std::vector<CoordinateSwitch> switches_;
   std::vector<std::string> names_;  ///< the velocity coordinates' names
-  // buffers (one formulation object per thread)
-  mutable PartitionedEquations partitioned_;
-  mutable TangentFactorization tangent_;
-  mutable MatX M_;   ///< the mass matrix the criterion weighs
-  mutable VecX mu_;  ///< multipliers of the rows kept
 };
 
 /// mu(I) of partition p from the mass matrix M and M_d = D M D^T (see the header).

@@ -124,66 +124,76 @@ class ProjectionFormulation final : public Formulation {
 
   int velocityStateSize(const Model&) const override { return n_ * f_ + f_; }
   bool carriesVelocities() const override { return false; }
-  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) override;
   /// x holds the carried positions; fills x's velocities (and x.v_r in joint coordinates), ws.a
   /// (and ws.a_r) and du = [T'; w'].
   Problem evaluate(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
-                       Eigen::Ref<VecX> du, const Evaluation& how) const override;
+                   Eigen::Ref<VecX> du, const Evaluation& how) const override;
   Problem velocities(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
-                         Eigen::Ref<VecX> du) const override;
+                     Eigen::Ref<VecX> du) const override;
   /// (M w' - F)^T w = lambda^T b (the tree joints do no work).
   Scalar constraintPower(const DynamicsWorkspace& ws, const State& x) const override;
   StepOutcome afterStep(const Model& model, DynamicsWorkspace& ws, const Step& step, const State& x,
-                        Eigen::Ref<VecX> u) override;
+                        Eigen::Ref<VecX> u) const override;
   int generalizedVelocityCount(const Model&) const override { return f_; }
   Eigen::Ref<const VecX> generalizedVelocities(Eigen::Ref<const VecX> u) const override { return u.tail(f_); }
 
   int degreesOfFreedom() const { return f_; }
-  std::optional<RunEvent> startEvent() const override { return start_event_; }
-  long basisResets() const { return resets_; }  ///< times T was re-orthogonalised or refactorised
+
+  /// A run's choices (the rows K, the start's branch), counters and buffers.
+  struct Data : FormulationData {
+    std::unique_ptr<CoordinateEquations> equations;
+    std::optional<RunEvent> start_event;
+    std::vector<int> independent_rows;  ///< K, ascending (keepIndependentRows)
+    KineticGram tangent_gram;           ///< G_K = A_K A_K^T
+    long gram_evaluations = 0;          ///< right-hand sides evaluated on G_K
+    long resets = 0;                    ///< times T was re-orthogonalised or refactorised
+    // the last evaluation's
+    TangentFactorization tangent;  ///< of diag(col) C^T diag(row) over the carried velocities
+    MatX TS;                       ///< diag(col) T: the basis in velocity units
+    MatX T_projected;              ///< T moved onto the tangent space of the projected positions
+    MatX AdotT, X, Mt, TtM;
+    Eigen::LLT<MatX> mt_llt;
+    VecX p1, p2, vt, at, rhs_u, Ma, row_b;
+    VecX w;         ///< G_K^-1 times a right-hand side (the particular acceleration, a column of T_dot)
+    VecX dv;        ///< a column of T_dot before its scaling (velocity units)
+    VecX residual;  ///< F - M a
+  };
+  std::optional<RunEvent> startEvent(const FormulationData& data) const override {
+    return dataAs<Data>(data).start_event;
+  }
+  long basisResets(const FormulationData& data) const { return dataAs<Data>(data).resets; }
   /// Right-hand sides evaluated on G_K (see the header; before start(), K is not known: the QR).
-  long gramEvaluations() const { return gram_evaluations_; }
+  long gramEvaluations(const FormulationData& data) const { return dataAs<Data>(data).gram_evaluations; }
   /// The basis in velocity units, diag(col) T, of the last evaluation (n x f).
-  const MatX& basis() const { return TS_; }
+  const MatX& basis(const DynamicsWorkspace& ws) const { return dataAs<Data>(ws).TS; }
+
+ protected:
+  std::unique_ptr<FormulationData> makeData(const Model& model) const override;
+  Problem begin(const Model& model, DynamicsWorkspace& ws, const State& x, Eigen::Ref<VecX> u) const override;
 
  private:
   /// The right-hand side on G_K (see the header); false where G_K is too ill-conditioned for it
   /// (the caller then evaluates with the QR). Absolute coordinates only.
-  bool evaluateOnGram(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
+  bool evaluateOnGram(const Model& model, Data& d, DynamicsWorkspace& ws, State& x, Eigen::Ref<const VecX> u,
                       Eigen::Ref<VecX> du, const Evaluation& how) const;
   /// The tangent factorisation of the last C over the carried velocities: the QR of its scaled
   /// transpose.
-  void factorizeAt(const DynamicsWorkspace& ws) const;
+  void factorizeAt(Data& d, const DynamicsWorkspace& ws) const;
   /// K, ascending, from the factorisation at the last step end.
-  void keepIndependentRows(const TangentFactorization& tf);
+  static void keepIndependentRows(Data& d);
   /// The carried velocities w = diag(col) (T qdot + Q1 p') at the configuration factorizeAt last
   /// saw, eq. (11b).
-  void velocitiesFrom(const DynamicsWorkspace& ws, Eigen::Ref<const MatX> T, Eigen::Ref<const VecX> qdot,
+  void velocitiesFrom(Data& d, const DynamicsWorkspace& ws, Eigen::Ref<const MatX> T, Eigen::Ref<const VecX> qdot,
                       State& x) const;
   /// Eqs. (10)-(11a) and the continuation's rates (*) after velocitiesFrom: ws.a (and ws.a_r), du.
-  Problem accelerations(const Model& model, DynamicsWorkspace& ws, State& x, Eigen::Ref<const MatX> T,
-                            Eigen::Ref<VecX> du, const Evaluation& how) const;
+  Problem accelerations(const Model& model, Data& d, DynamicsWorkspace& ws, State& x, Eigen::Ref<const MatX> T,
+                        Eigen::Ref<VecX> du, const Evaluation& how) const;
 
-  std::unique_ptr<CoordinateEquations> equations_;
+  CoordinateLayout layout_;
   int rank_, n_, r_, f_;  ///< the generic rank of C; the carried velocities, the rank of C over them, f = n - r
-  std::optional<RunEvent> start_event_;
   bool continuation_;
-  bool on_gram_;                 ///< absolute coordinates without drivers (b = 0): the G_K products
-  InverseMass unit_metric_;      ///< diag(col)^2 (InverseMass::scaledIdentity)
-  std::vector<int> independent_rows_;  ///< K, ascending (keepIndependentRows)
-  mutable KineticGram tangent_gram_;   ///< G_K = A_K A_K^T
-  mutable long gram_evaluations_ = 0;
-  long resets_ = 0;
-  // the last evaluation's (one formulation object per thread)
-  mutable TangentFactorization tangent_;  ///< of diag(col) C^T diag(row) over the carried velocities
-  mutable MatX TS_;           ///< diag(col) T: the basis in velocity units
-  mutable MatX T_projected_;  ///< T moved onto the tangent space of the projected positions
-  mutable MatX AdotT_, X_, Mt_, TtM_;
-  mutable Eigen::LLT<MatX> mt_llt_;
-  mutable VecX p1_, p2_, vt_, at_, rhs_u_, Ma_, row_b_;
-  mutable VecX w_;         ///< G_K^-1 times a right-hand side (the particular acceleration, a column of T_dot)
-  mutable VecX dv_;        ///< a column of T_dot before its scaling (velocity units)
-  mutable VecX residual_;  ///< F - M a
+  bool on_gram_;             ///< absolute coordinates without drivers (b = 0): the G_K products
+  InverseMass unit_metric_;  ///< diag(col)^2 (InverseMass::scaledIdentity)
 };
 
 }  // namespace loopdyn
