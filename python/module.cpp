@@ -64,9 +64,12 @@ class PythonObjectWriter final : public loopdyn::io::TreeWriter {
   std::string key_;
 };
 
-/// A model whose initial configuration cannot be assembled (loopdyn.AssemblyError).
+/// A model whose initial configuration cannot be assembled (loopdyn.AssemblyError, with the
+/// failure's code as `kind` and the pairs it names as `pairs`).
 struct AssemblyFailed : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  AssemblyFailed(const std::string& message, const loopdyn::AssemblyFailure& failure)
+      : std::runtime_error(message), failure(failure) {}
+  loopdyn::AssemblyFailure failure;
 };
 
 /// The model, its file's contents (a sweep compiles them again with a driver) and its file's name.
@@ -153,7 +156,7 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
     py::gil_scoped_release release;  // a large model's analysis need not hold other Python threads
     loopdyn::KinematicsWorkspace ws(m.model);
     const loopdyn::AssemblyResult assembly = loopdyn::assemble(m.model, ws, loopdyn::initialState(m.model));
-    if (!assembly.converged) throw AssemblyFailed(m.path + ": " + assembly.message);
+    if (!assembly.converged) throw AssemblyFailed(m.path + ": " + assembly.message, assembly.failure);
     std::optional<loopdyn::CriterionSweep> swept;
     if (!sweep.empty()) swept = sweptCriterion(m, assembly.state, request, sweep_csv, csv);
     results = loopdyn::reports::computeAnalysis(m.model, assembly, m.path, settings);
@@ -295,7 +298,19 @@ PYBIND11_MODULE(_loopdyn, mod) {
   mod.attr("__version__") = loopdyn::version();
   py::register_exception<loopdyn::ModelError>(mod, "ModelError", PyExc_ValueError);
   py::register_exception<loopdyn::InvalidArgument>(mod, "InvalidArgument", PyExc_ValueError);
-  py::register_exception<AssemblyFailed>(mod, "AssemblyError", PyExc_RuntimeError);
+  static py::exception<AssemblyFailed> assembly_error(mod, "AssemblyError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) std::rethrow_exception(thrown);
+    } catch (const AssemblyFailed& e) {
+      py::object error = py::reinterpret_borrow<py::object>(assembly_error.ptr())(e.what());
+      error.attr("kind") = loopdyn::assemblyFailureName(e.failure.kind);
+      py::list pairs;
+      for (const loopdyn::NamedMisfit& m : e.failure.misfits) pairs.append(m.name);
+      error.attr("pairs") = pairs;
+      PyErr_SetObject(assembly_error.ptr(), error.ptr());
+    }
+  });
   py::register_exception<loopdyn::io::OutputError>(mod, "OutputError", PyExc_OSError);
 
   py::class_<PyModel>(mod, "Model", "A compiled, immutable mechanism.")

@@ -17,6 +17,12 @@ class AssemblyError(RuntimeError):
     close, drivers asking for a pose the linkage cannot reach); the message names the file and why.
     loopdyn.simulate does not raise it: its result has ok False and the same words in failure."""
 
+    kind: str
+    """Why, as a code: "stalled", "out-of-iterations", "drivers-unreachable", "too-large" or
+    "velocities-inconsistent"."""
+    pairs: list[str]
+    """The joints and drivers the failure names, largest misfit first."""
+
 class OutputError(OSError):
     """loopdyn.simulate's out or report cannot be written; the message names the file and why.
     Raised before the run when the place cannot be written, and nothing is left under the name."""

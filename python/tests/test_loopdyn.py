@@ -81,6 +81,9 @@ class Analysis(unittest.TestCase):
             model.analyze()
         self.assertIsInstance(caught.exception, RuntimeError)
         self.assertIn("far_pins.yaml", str(caught.exception))
+        # the failure as a code, with the joints it names (issue 47.2)
+        self.assertEqual(caught.exception.kind, "stalled")
+        self.assertIn("B", caught.exception.pairs)
         run = loopdyn.simulate(model, t_end=0.1)  # a run returns the failure instead
         self.assertEqual((run.ok, run.status, run.columns), (False, "start-failed", {}))
         self.assertIn("cannot be assembled", run.failure)

@@ -103,6 +103,8 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
       evaluateConstraints(model, ws, out.state);
       if (const std::string problem = denseSizeProblem(model, "assembly by dense least squares", kDependentRows);
           !problem.empty()) {
+        out.failure.kind = AssemblyFailure::Kind::TooLarge;
+        out.failure.detail = problem;
         out.message = problem;
         out.pair_residuals = pairResiduals(model, ws, out.state);
         return out;
@@ -118,7 +120,10 @@ AssemblyResult assemblePositions(const Model& model, KinematicsWorkspace& ws, co
   out.position_residual = residual;
   out.converged = residual <= tolerance;
   out.pair_residuals = pairResiduals(model, ws, out.state);
-  if (!out.converged) out.message = assemblyFailure(model, ws, out.state, out.iterations, stalled, residual, tolerance);
+  if (!out.converged) {
+    out.failure = assemblyFailure(model, ws, out.state, out.iterations, stalled, residual, tolerance);
+    out.message = assemblyFailureText(out.failure);
+  }
   return out;
 }
 
@@ -231,8 +236,9 @@ void solveVelocities(const Model& model, VelocitySystem& Cs, const VecX& b, cons
   out.velocity_residual = (Cs.times(vs) + rb).norm() / L;
   out.converged = consistent(vs);
   if (!out.converged) {
-    out.message = "velocities could not be made consistent with the constraints (relative residual " +
-                  std::to_string(out.velocity_residual) + ")";
+    out.failure.kind = AssemblyFailure::Kind::VelocitiesInconsistent;
+    out.failure.residual = out.velocity_residual;
+    out.message = assemblyFailureText(out.failure);
   }
 }
 
@@ -252,6 +258,8 @@ AssemblyResult assembleVelocities(const Model& model, KinematicsWorkspace& ws, c
     solveVelocities(model, Cs, ws.b, guess, options, out);
   } catch (const InvalidArgument& e) {  // (too large for the dense route)
     out.converged = false;
+    out.failure.kind = AssemblyFailure::Kind::TooLarge;
+    out.failure.detail = e.what();
     out.message = e.what();
   }
   evaluateConstraints(model, ws, out.state);

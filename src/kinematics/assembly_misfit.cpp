@@ -60,21 +60,33 @@ std::vector<std::string> loopOf(const Model& model, int joint) {
 
 namespace {
 
-/// "revolute 'B' open by 5.2 m" / "... misaligned by 3 deg" / "driver 'lift' asks for 1.016 m at
-/// t = 0 s; the linkage reaches 1 m".
-std::string misfitText(const Model& model, const KinematicsWorkspace& ws, const PairMisfit& m, Scalar t) {
+/// A pair's misfit with its names, and for a driver what it asks for at t and what the linkage
+/// comes to (ws evaluated there).
+NamedMisfit named(const Model& model, const KinematicsWorkspace& ws, const PairMisfit& m, Scalar t) {
   const Pair& pair = model.pairs()[static_cast<std::size_t>(m.pair)];
+  NamedMisfit out{pair.type, pair.name, pair.nonholonomic, m.gap, m.angle};
   if (pair.driver >= 0) {
     const Driver& driver = model.drivers()[static_cast<std::size_t>(pair.driver)];
-    const bool angle = model.equations()[static_cast<std::size_t>(pair.row)].kind == EquationKind::Angular;
-    const Scalar asked = driver.profile.evaluate(t).f, unit = angle ? 180 / std::numbers::pi : 1;
-    const char* name = angle ? " deg" : " m";
+    out.driver = true;
+    out.angular = model.equations()[static_cast<std::size_t>(pair.row)].kind == EquationKind::Angular;
+    const Scalar asked = driver.profile.evaluate(t).f, unit = out.angular ? 180 / std::numbers::pi : 1;
     // the driver's equation is (its coordinate) - (what it asks for)
-    return detail::concat("driver '", pair.name, "' asks for ", asked * unit, name, " at t = ", t,
-                          " s; with every joint closed the linkage comes to ", (asked + ws.Phi(pair.row)) * unit, name);
+    out.asked = asked * unit;
+    out.reached = (asked + ws.Phi(pair.row)) * unit;
   }
-  std::string text = detail::concat(pair.type, " '", pair.name, "'");
-  if (pair.nonholonomic) return text + detail::concat(" slips at ", m.gap, " m/s");
+  return out;
+}
+
+/// "revolute 'B' open by 5.2 m" / "... misaligned by 3 deg" / "driver 'lift' asks for 1.016 m at
+/// t = 0 s; the linkage reaches 1 m".
+std::string misfitText(const NamedMisfit& m, Scalar t) {
+  if (m.driver) {
+    const char* unit = m.angular ? " deg" : " m";
+    return detail::concat("driver '", m.name, "' asks for ", m.asked, unit, " at t = ", t,
+                          " s; with every joint closed the linkage comes to ", m.reached, unit);
+  }
+  std::string text = detail::concat(m.type, " '", m.name, "'");
+  if (m.nonholonomic) return text + detail::concat(" slips at ", m.gap, " m/s");
   if (m.gap > 0) text += detail::concat(" open by ", m.gap, " m");
   if (m.angle > 0) text += detail::concat(m.gap > 0 ? " and" : "", " misaligned by ", m.angle * 180 / std::numbers::pi, " deg");
   return text;
@@ -149,48 +161,92 @@ std::vector<PairMisfit> namedMisfits(const Model& model, std::vector<PairMisfit>
   return misfits;
 }
 
-/// "the drivers ask for a pose the linkage cannot reach: driver 'lift' asks for 1.5 m at t = 0 s;
-/// with every joint closed it comes to 1 m", where the joints close without the drivers; empty
-/// otherwise. Leaves ws evaluated at x.
-std::string unreachableDrivers(const Model& model, KinematicsWorkspace& ws, const State& x) {
+/// The drivers' misfits at the configuration nearest x whose joints close (what they ask for
+/// against what the linkage comes to); empty where the joints do not close without them. Leaves
+/// ws evaluated at x.
+std::vector<NamedMisfit> unreachableDrivers(const Model& model, KinematicsWorkspace& ws, const State& x) {
   const std::optional<State> reach = closestDriverReach(model, ws, x);
-  std::string text;
+  std::vector<NamedMisfit> drivers;
   if (reach)
     for (const PairMisfit& m : namedMisfits(model, pairMisfits(model, ws, *reach)))
-      if (model.pairs()[static_cast<std::size_t>(m.pair)].driver >= 0)
-        text += (text.empty() ? "" : ", ") + misfitText(model, ws, m, x.t);
+      if (model.pairs()[static_cast<std::size_t>(m.pair)].driver >= 0) drivers.push_back(named(model, ws, m, x.t));
   evaluateConstraints(model, ws, x);
-  if (text.empty()) return text;
-  return "the drivers ask for a pose the linkage cannot reach: " + text;
+  return drivers;
 }
 
 }  // namespace
 
-std::string assemblyFailure(const Model& model, KinematicsWorkspace& ws, const State& x, int iterations,
-                            bool stalled, Scalar residual, Scalar tolerance) {
-  if (stalled)
-    if (std::string drivers = unreachableDrivers(model, ws, x); !drivers.empty()) return drivers;
-  const std::vector<PairMisfit> misfits = namedMisfits(model, pairMisfits(model, ws, x));
-  std::string text = stalled ? detail::concat("the mechanism cannot be assembled: the closest configuration to the file's "
-                                              "positions (", iterations, " Newton iterations; no step closes the joints "
-                                              "further) leaves ")
-                             : detail::concat("assembly did not converge in ", iterations, " Newton iterations: ");
-  for (std::size_t k = 0; k < misfits.size(); ++k) text += (k ? ", " : "") + misfitText(model, ws, misfits[k], x.t);
-  for (const PairMisfit& m : misfits) {
-    const std::vector<std::string> loop = loopOf(model, model.pairs()[static_cast<std::size_t>(m.pair)].joint);
-    if (loop.empty()) continue;
-    std::string names;
-    for (const std::string& name : loop) names += (names.empty() ? "" : " - ") + name;
-    text += "; the loop " + names + (stalled ? " cannot close with its bodies' marker positions, or not near the file's "
-                                              "positions" : " is still open");
-    break;
+const char* assemblyFailureName(AssemblyFailure::Kind kind) {
+  using K = AssemblyFailure::Kind;
+  switch (kind) {
+    case K::None: return "none";
+    case K::Stalled: return "stalled";
+    case K::OutOfIterations: return "out-of-iterations";
+    case K::DriversUnreachable: return "drivers-unreachable";
+    case K::TooLarge: return "too-large";
+    case K::VelocitiesInconsistent: return "velocities-inconsistent";
   }
-  std::string held;
+  return "none";
+}
+
+AssemblyFailure assemblyFailure(const Model& model, KinematicsWorkspace& ws, const State& x, int iterations,
+                                bool stalled, Scalar residual, Scalar tolerance) {
+  AssemblyFailure out;
+  out.t = x.t;
+  out.iterations = iterations;
+  out.residual = residual;
+  out.tolerance = tolerance;
+  out.length = model.characteristicLength();
+  if (stalled) {
+    out.misfits = unreachableDrivers(model, ws, x);
+    if (!out.misfits.empty()) {
+      out.kind = AssemblyFailure::Kind::DriversUnreachable;
+      return out;
+    }
+  }
+  out.kind = stalled ? AssemblyFailure::Kind::Stalled : AssemblyFailure::Kind::OutOfIterations;
+  for (const PairMisfit& m : namedMisfits(model, pairMisfits(model, ws, x))) {
+    out.misfits.push_back(named(model, ws, m, x.t));
+    if (out.loop.empty()) out.loop = loopOf(model, model.pairs()[static_cast<std::size_t>(m.pair)].joint);
+  }
   for (BodyIndex b = 0; b < model.nb(); ++b)
-    if (model.heldBodies()[static_cast<std::size_t>(b)]) held += (held.empty() ? "" : ", ") + model.bodyName(b);
-  if (!held.empty()) text += "; held where the file puts them (hold: true): " + held;
-  return text + detail::concat("; scaled residual ", residual, " > ", tolerance, " (in units of the model's length ",
-                               model.characteristicLength(), " m)");
+    if (model.heldBodies()[static_cast<std::size_t>(b)]) out.held.push_back(model.bodyName(b));
+  return out;
+}
+
+std::string assemblyFailureText(const AssemblyFailure& f) {
+  using K = AssemblyFailure::Kind;
+  const auto list = [](const std::vector<std::string>& names, const char* between) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : between) + name;
+    return text;
+  };
+  switch (f.kind) {
+    case K::None: return {};
+    case K::TooLarge: return f.detail;
+    case K::VelocitiesInconsistent:
+      return "velocities could not be made consistent with the constraints (relative residual " +
+             std::to_string(f.residual) + ")";
+    case K::DriversUnreachable: {
+      std::string text;
+      for (const NamedMisfit& m : f.misfits) text += (text.empty() ? "" : ", ") + misfitText(m, f.t);
+      return "the drivers ask for a pose the linkage cannot reach: " + text;
+    }
+    case K::Stalled:
+    case K::OutOfIterations: break;
+  }
+  const bool stalled = f.kind == K::Stalled;
+  std::string text = stalled ? detail::concat("the mechanism cannot be assembled: the closest configuration to the file's "
+                                              "positions (", f.iterations, " Newton iterations; no step closes the joints "
+                                              "further) leaves ")
+                             : detail::concat("assembly did not converge in ", f.iterations, " Newton iterations: ");
+  for (std::size_t k = 0; k < f.misfits.size(); ++k) text += (k ? ", " : "") + misfitText(f.misfits[k], f.t);
+  if (!f.loop.empty())
+    text += "; the loop " + list(f.loop, " - ") +
+            (stalled ? " cannot close with its bodies' marker positions, or not near the file's positions" : " is still open");
+  if (!f.held.empty()) text += "; held where the file puts them (hold: true): " + list(f.held, ", ");
+  return text + detail::concat("; scaled residual ", f.residual, " > ", f.tolerance, " (in units of the model's length ",
+                               f.length, " m)");
 }
 
 }  // namespace loopdyn

@@ -215,7 +215,20 @@ TEST(Assembly, ImpossibleClosureFailsNamingTheJoints) {
   KinematicsWorkspace ws(model);
   const AssemblyResult result = assemble(model, ws, initialState(model));
   EXPECT_FALSE(result.converged);
-  // said in the model's terms (issue 49.6): the joints left open in metres, and the loop
+  // said in the model's terms (issue 49.6): the joints left open in metres, and the loop -- as
+  // a code with its names and numbers (issue 47.2), and in words
+  const AssemblyFailure& f = result.failure;
+  EXPECT_EQ(f.kind, AssemblyFailure::Kind::Stalled) << assemblyFailureName(f.kind);
+  ASSERT_FALSE(f.misfits.empty());
+  EXPECT_EQ(f.misfits.front().type, "revolute");
+  EXPECT_EQ(f.misfits.front().name, "B");
+  // (stretched out, the links fall 1 m short of the pivots 9 m apart: the closest configuration
+  // leaves gaps of that order at the joints it names)
+  EXPECT_GT(f.misfits.front().gap, 0.1);
+  EXPECT_LT(f.misfits.front().gap, 1);
+  EXPECT_EQ(f.loop, (std::vector<std::string>{"B", "O4", "O2", "A"}));
+  EXPECT_GT(f.residual, f.tolerance);
+  EXPECT_EQ(result.message, assemblyFailureText(f));
   EXPECT_NE(result.message.find("the mechanism cannot be assembled"), std::string::npos) << result.message;
   EXPECT_NE(result.message.find("revolute 'B' open by "), std::string::npos) << result.message;
   EXPECT_NE(result.message.find("the loop B - O4 - O2 - A cannot close"), std::string::npos) << result.message;
@@ -245,6 +258,13 @@ drivers:
   - {name: lift, between: [ground.o, rod.b], profile: {type: constant, value: 1.5}}
 )", "overdriven.yaml");
   EXPECT_FALSE(result.converged);
+  ASSERT_EQ(result.failure.kind, AssemblyFailure::Kind::DriversUnreachable) << assemblyFailureName(result.failure.kind);
+  ASSERT_EQ(result.failure.misfits.size(), 1u);
+  const NamedMisfit& lift = result.failure.misfits.front();
+  EXPECT_TRUE(lift.driver && !lift.angular);
+  EXPECT_EQ(lift.name, "lift");
+  EXPECT_DOUBLE_EQ(lift.asked, 1.5);
+  EXPECT_NEAR(lift.reached, 1, 1e-9);  // (the rod's length: its tip as far as it goes)
   EXPECT_EQ(result.message, "the drivers ask for a pose the linkage cannot reach: driver 'lift' asks for 1.5 m at "
                             "t = 0 s; with every joint closed the linkage comes to 1 m");
 }
@@ -266,6 +286,9 @@ drivers:
   - {name: hold_angle, between: [ground.left, b.d], profile: {type: constant, value: 1.8027756377319946}}
 )", "drivers_beyond_reach.yaml");
   EXPECT_FALSE(result.converged);
+  bool named = false;
+  for (const NamedMisfit& m : result.failure.misfits) named |= m.driver && m.name == "hold_angle";
+  EXPECT_TRUE(named) << result.message;
   EXPECT_NE(result.message.find("driver 'hold_angle' asks for 1.80278 m"), std::string::npos) << result.message;
 }
 
@@ -285,6 +308,8 @@ drivers:
   - {name: reach, between: [ground.p, plate.b], profile: {type: constant, value: 0.5}}
 )", "welded.yaml");
   EXPECT_FALSE(result.converged);
+  ASSERT_FALSE(result.failure.misfits.empty()) << result.message;
+  EXPECT_EQ(result.failure.misfits.front().name, "reach");
   EXPECT_NE(result.message.find("driver 'reach' asks for 0.5 m"), std::string::npos) << result.message;
 }
 

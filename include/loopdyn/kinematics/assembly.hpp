@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "loopdyn/kinematics/assembly_misfit.hpp"
 #include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/kinematics/state.hpp"
 #include "loopdyn/model/model.hpp"
@@ -42,11 +43,13 @@ struct AssemblyResult {
   bool prescribed_velocities_kept = true;
   Scalar velocity_change = 0;    ///< how far the prescribed velocities had to move (scaled)
   std::vector<Scalar> pair_residuals;  ///< per pair, at the end (see pairResiduals)
-  /// Empty when converged; otherwise one sentence naming the worst pairs and their residuals.
+  /// Why it did not converge (kind None when it did), with the pairs, loop and numbers involved.
+  AssemblyFailure failure;
+  /// Empty when converged; otherwise failure's sentence (assemblyFailureText).
   std::string message;
 };
 
-/// Positions, then velocities. Never throws for numerical failure: see converged/message.
+/// Positions, then velocities. Never throws for numerical failure: see converged/failure.
 AssemblyResult assemble(const Model& model, KinematicsWorkspace& ws, const State& guess,
                         const AssemblyOptions& options = {});
 
