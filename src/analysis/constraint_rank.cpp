@@ -112,6 +112,18 @@ RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, con
   return r;
 }
 
+bool fullRankEverywhere(const Model& model) {
+  const Topology& topology = model.topology();
+  for (const Pair& pair : model.pairs()) {
+    if (pair.joint < 0 || pair.nonholonomic) return false;  // a driver, a knife edge
+    const JointType type = model.joints()[static_cast<std::size_t>(pair.joint)].type;
+    if (topology.roles[static_cast<std::size_t>(pair.joint)] != JointRole::Tree || type == JointType::Distance ||
+        type == JointType::KnifeEdge)
+      return false;
+  }
+  return true;
+}
+
 std::vector<std::string> equationNames(const Model& model, const std::vector<int>& rows) {
   std::vector<std::string> names;
   for (int row : rows) names.push_back(model.equations()[static_cast<std::size_t>(row)].name);

@@ -11,6 +11,7 @@
 #include <Eigen/QR>
 #include <Eigen/SVD>
 
+#include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/independent_rows.hpp"
 #include "loopdyn/linalg/sparse_minimum_norm.hpp"
 #include "loopdyn/linalg/sparse_null_space.hpp"
@@ -74,6 +75,7 @@ void SingularWatch::findCouplings(const Model& model) const {
 }
 
 Scalar SingularWatch::ratioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const {
+  if (unwatched_) return 1;
   ws.x_shifted.t = x.t;
   ws.x_shifted.q = x.q;
   ws.x_shifted.v.setZero(model.nv());  // C does not depend on v
@@ -196,6 +198,14 @@ void SingularWatch::readExcess() {
 
 Scalar SingularWatch::start(const Model& model, DynamicsWorkspace& ws, const State& x) {
   dip_at_end_ = false;
+  unwatched_ = r_ == model.nc() && fullRankEverywhere(model);  // (watching for its own rank: every row)
+  if (unwatched_) {
+    last_ratio_ = 1;
+    last_excess_ = 0;
+    last_excess_row_ = -1;
+    armed_ = true;
+    return last_ratio_;
+  }
   last_ratio_ = ratioAt(model, ws, x);
   readExcess();
   armed_ = last_ratio_ >= kSingularRatio;  // a singular start is not a passage
@@ -369,6 +379,7 @@ std::vector<SingularWatch::Approach> passagesAmong(std::vector<SingularWatch::Ap
 std::vector<SingularWatch::Approach> SingularWatch::afterStep(const Model& model, DynamicsWorkspace& ws,
                                                               const Formulation::Step& step, const State& x,
                                                               Scalar predicted) {
+  if (unwatched_) return {};
   const Scalar ratio_end = ratioAt(model, ws, x);
   readExcess();
   if (std::min(last_ratio_, ratio_end) >= kNearSingular && !step.long_step) {

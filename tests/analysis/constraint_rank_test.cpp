@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "loopdyn/dynamics/tangent_space.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
+#include "loopdyn/kinematics/tree_kinematics.hpp"
 #include "test_models.hpp"
 
 namespace loopdyn {
@@ -127,6 +130,53 @@ TEST(ConstraintRank, DependentEquationsAreCombinationsOfKeptOnes) {
     const VecX coefficients = kept.transpose().colPivHouseholderQr().solve(target);
     EXPECT_LT((kept.transpose() * coefficients - target).norm(), 1e-10) << model.equations()[row].name;
   }
+}
+
+// A tree of joints has no singular configuration (fullRankEverywhere: the watch leaves it
+// alone): random trees of every joint type but the distance joint, 2D and 3D, at random joint
+// coordinates -- far from where they were built -- keep C at full row rank by a margin (the
+// scaled QR's |R_rr| / |R_11|); a loop, a driver, a knife edge or a distance joint makes the
+// structure no proof.
+TEST(FullRankEverywhere, TreesOfJointsKeepFullRankAtEveryConfiguration) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<Scalar> angle(-3, 3);
+  for (const int dimension : {2, 3}) {
+    test::RandomMechanismOptions options;
+    options.bodies = 6;
+    options.tree_types = dimension == 2 ? std::vector<JointType>{JointType::Revolute, JointType::Prismatic, JointType::Fixed}
+                                        : std::vector<JointType>{JointType::Revolute, JointType::Prismatic,
+                                                                 JointType::Cylindrical, JointType::Universal,
+                                                                 JointType::Spherical, JointType::Planar, JointType::Fixed};
+    for (int trial = 0; trial < 10; ++trial) {
+      const Model model = compile(test::randomMechanismSpec(dimension, rng, options));
+      ASSERT_TRUE(fullRankEverywhere(model)) << dimension << "D trial " << trial;
+      const TreeKinematics tree(model);
+      KinematicsWorkspace ws(model);
+      for (int pose = 0; pose < 5; ++pose) {
+        VecX q_r(tree.nq());
+        for (Eigen::Index k = 0; k < q_r.size(); ++k) q_r(k) = angle(rng);
+        tree.normalize(q_r);
+        State x = initialState(model);
+        tree.absolutePositions(q_r, 0, x);
+        const RankReport report = analyzeConstraintsAt(model, ws, x);
+        EXPECT_EQ(report.rank, model.nc()) << dimension << "D trial " << trial << " pose " << pose;
+      }
+    }
+  }
+  test::RandomMechanismOptions loop;
+  loop.bodies = 4;
+  loop.loop_closures = 1;
+  EXPECT_FALSE(fullRankEverywhere(compile(test::randomMechanismSpec(2, rng, loop))));
+  test::RandomMechanismOptions edge = loop;
+  edge.loop_closures = 0;
+  edge.knife_edges = 1;
+  EXPECT_FALSE(fullRankEverywhere(compile(test::randomMechanismSpec(2, rng, edge))));
+  test::RandomMechanismOptions distance;
+  distance.tree_types = {JointType::Distance};
+  EXPECT_FALSE(fullRankEverywhere(compile(test::randomMechanismSpec(3, rng, distance))));
+  EXPECT_FALSE(fullRankEverywhere(test::loadModel("slider_crank")));     // a closed loop
+  EXPECT_FALSE(fullRankEverywhere(test::loadModel("mobile_robot")));     // knife edges
+  EXPECT_FALSE(fullRankEverywhere(test::loadModel("parallelogram_lift")));  // a driver and loops
 }
 
 }  // namespace

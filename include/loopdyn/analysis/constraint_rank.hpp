@@ -117,6 +117,13 @@ RankReport analyzeConstraints(const Model& model, KinematicsWorkspace& ws, const
 std::vector<State> configurationsNear(const Model& model, KinematicsWorkspace& ws, const State& x,
                                       const RankOptions& options, bool free_drivers = false);
 
+/// True when C has full row rank at every configuration near the constraints, by the model's
+/// structure: every pair is a joint of the spanning tree (no cut joints, drivers, knife edges or
+/// distance joints). Then C is block-triangular in tree order, each joint's block -- its equations
+/// in its child's coordinates -- of full rank (a joint's equations are independent where they
+/// hold), so the mechanism has no singular configuration and cannot lock up: an open chain, a tree.
+bool fullRankEverywhere(const Model& model);
+
 /// Names of the given equation rows.
 std::vector<std::string> equationNames(const Model& model, const std::vector<int>& rows);
 

@@ -106,7 +106,10 @@ class SingularWatch {
   /// |R_rr| / |R_11| at the positions of x (evaluates ws.kin there), divided by the scale;
   /// sigma_r / sigma_1 where the watch reads singular values (watchedBySingularValues).
   Scalar ratioAt(const Model& model, DynamicsWorkspace& ws, const State& x) const;
-  /// Starts watching at x; returns the ratio there.
+  /// Starts watching at x; returns the ratio there. A mechanism without singular configurations
+  /// by its structure (fullRankEverywhere: a chain, a tree) is not watched: its ratio is 1
+  /// throughout, with no passage and no lock-up (a 16 384-body chain's watch took as long as its
+  /// integration).
   Scalar start(const Model& model, DynamicsWorkspace& ws, const State& x);
 
   struct Approach {
@@ -187,6 +190,7 @@ class SingularWatch {
   /// ends: the start's where it was read, else the end's throughout.
   void interpolateLargestOver(Scalar t0, Scalar t1) const;
   mutable GramEigenvalues gram_eigenvalues_;
+  bool unwatched_ = false;   ///< started on a mechanism that has no singular configuration (start)
   bool dip_at_end_ = false;  ///< the last step's smallest ratio was at its end
   /// The last step's last interior sample (the slope into the next step's start), if it sampled.
   Scalar before_end_t_ = 0, before_end_ratio_ = 1;
