@@ -71,6 +71,9 @@ void printStructure(std::ostringstream& os, const AnalysisResults& res) {
     if (r.generic_from_free_drivers)
       os << "             (generic rank from " << r.generic_samples_used << " configurations with the drivers released:\n"
          << "             with them held the mechanism cannot move from here; --motions lists the extra motions)\n";
+  } else if (r.full_rank_by_structure) {
+    os << "singular     never (every equation is a joint of the spanning tree: C has full rank at every\n"
+       << "             configuration)\n";
   } else if (r.generic_samples_used == 0) {
     os << "singular     no nearby configuration could be sampled (the mechanism cannot move, or no sample\n"
        << "             assembled): generic rank taken as the rank here\n";
@@ -318,6 +321,7 @@ void writeRankJson(io::TreeWriter& w, const Model& model, const RankReport& r) {
   w.key("generic_samples").value(r.generic_samples_used);
   w.key("generic_ratio").value(r.generic_ratio);
   w.key("generic_rank_with_drivers_released").value(r.generic_from_free_drivers);
+  w.key("full_rank_by_structure").value(r.full_rank_by_structure);
   w.key("dependent_equations").array(equationNames(model, r.dependent_equations));
   w.key("independent_equations").array(equationNames(model, r.independent_equations));
   w.key("scaled_diagonal").array(r.scaled_diagonal);

@@ -161,6 +161,12 @@ TEST(FullRankEverywhere, TreesOfJointsKeepFullRankAtEveryConfiguration) {
         const RankReport report = analyzeConstraintsAt(model, ws, x);
         EXPECT_EQ(report.rank, model.nc()) << dimension << "D trial " << trial << " pose " << pose;
       }
+      // so its generic rank is every row, without samples
+      const RankReport generic = analyzeConstraints(model, ws, initialState(model));
+      EXPECT_TRUE(generic.full_rank_by_structure);
+      EXPECT_EQ(generic.generic_rank, model.nc());
+      EXPECT_EQ(generic.generic_samples_used, 0);
+      EXPECT_FALSE(generic.singular);
     }
   }
   test::RandomMechanismOptions loop;
@@ -175,6 +181,7 @@ TEST(FullRankEverywhere, TreesOfJointsKeepFullRankAtEveryConfiguration) {
   distance.tree_types = {JointType::Distance};
   EXPECT_FALSE(fullRankEverywhere(compile(test::randomMechanismSpec(3, rng, distance))));
   EXPECT_FALSE(fullRankEverywhere(test::loadModel("slider_crank")));     // a closed loop
+  EXPECT_FALSE(analyze(test::loadModel("slider_crank")).full_rank_by_structure);  // (sampled)
   EXPECT_FALSE(fullRankEverywhere(test::loadModel("mobile_robot")));     // knife edges
   EXPECT_FALSE(fullRankEverywhere(test::loadModel("parallelogram_lift")));  // a driver and loops
 }

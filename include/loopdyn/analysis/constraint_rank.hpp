@@ -84,6 +84,9 @@ struct RankReport {
   bool generic_from_free_drivers = false;
   /// This configuration is singular: its rank is below the generic rank.
   bool singular = false;
+  /// The generic rank is every row by the mechanism's structure (fullRankEverywhere: a chain, a
+  /// tree), not sampled: generic_ratio is then x's own ratio.
+  bool full_rank_by_structure = false;
 };
 
 /// Ranks and QR pivoting at state x (assumed assembled). Does not compute the generic rank.
@@ -105,7 +108,8 @@ RankReport analyzeConstraintsAt(const Model& model, KinematicsWorkspace& ws, con
 /// configuration of the driven set) is sampled with the drivers released: C's rows do not depend
 /// on the prescribed values, so the rank there is that of the driven motion at other driver
 /// values. If no sample converges, the generic rank is taken as the rank at x. Deterministic for a
-/// given seed.
+/// given seed. A mechanism of full rank everywhere by its structure (fullRankEverywhere), full
+/// rank at x, is not sampled (full_rank_by_structure).
 RankReport analyzeConstraints(const Model& model, KinematicsWorkspace& ws, const State& x,
                               const RankOptions& options = {});
 
