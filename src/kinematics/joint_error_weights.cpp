@@ -55,7 +55,8 @@ void JointErrorWeights::bodyForms(const State& x, const BodyMotion& m, BodyIndex
   velocity = B.transpose() * dv.asDiagonal() * B;
 }
 
-void JointErrorWeights::compute(const State& x, const std::vector<BodyMotion>& motion, Scalar* wq, Scalar* wv) {
+void JointErrorWeights::compute(const State& x, const VecX& q_r, const std::vector<BodyMotion>& motion, Scalar* wq,
+                                Scalar* wv) {
   const Model& model = tree_.model();
   const Topology& topology = model.topology();
   for (BodyIndex b = 0; b < model.nb(); ++b) {
@@ -72,7 +73,7 @@ void JointErrorWeights::compute(const State& x, const std::vector<BodyMotion>& m
   for (BodyIndex b = 0; b < model.nb(); ++b) {
     const auto i = static_cast<std::size_t>(b);
     const TreeLink& link = topology.links[i];
-    tree_.linkAxes(b, x.q_r, nullptr, motion, axes_);
+    tree_.linkAxes(b, q_r, nullptr, motion, axes_);
     Scalar largest = 0;
     for (int k = 0; k < link.count.nv; ++k) {
       const auto s = axes_.S.col(k);

@@ -256,17 +256,17 @@ MovingPoint movingPoint(const BodyMotion& m, const Vec3& a, const Vec3& alpha, c
 
 }  // namespace
 
-void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A,
-                                        VecX& a_r) const {
-  LOOPDYN_CHECK(x.q_r.size() == nq_ && x.v_r.size() == nv_ && A.size() == model_.nv() &&
+void TreeKinematics::jointAccelerations(const VecX& q_r, const VecX& v_r, const std::vector<BodyMotion>& motion,
+                                        const VecX& A, VecX& a_r) const {
+  LOOPDYN_CHECK(q_r.size() == nq_ && v_r.size() == nv_ && A.size() == model_.nv() &&
                     static_cast<int>(motion.size()) == model_.nb(),
-                "joint accelerations: the state has no joint coordinates, or A or the motions have the wrong size");
+                "joint accelerations: the joint coordinates, A or the motions have the wrong size");
   a_r.resize(nv_);
-  jointAccelerations(x, motion, A, a_r, 0, model_.nb());
+  jointAccelerations(q_r, v_r, motion, A, a_r, 0, model_.nb());
 }
 
-void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A,
-                                        VecX& a_r, BodyIndex first, BodyIndex last) const {
+void TreeKinematics::jointAccelerations(const VecX& q_r, const VecX& v_r, const std::vector<BodyMotion>& motion,
+                                        const VecX& A, VecX& a_r, BodyIndex first, BodyIndex last) const {
   LOOPDYN_ASSERT(a_r.size() == nv_ && first >= 0 && last <= model_.nb());
   const auto accelerationOf = [&](BodyIndex b, Vec3& a, Vec3& alpha) {
     a.setZero();
@@ -281,7 +281,7 @@ void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMo
     }
   };
   if (model_.dimension() == 2) {
-    planarJointAccelerations(x, motion, A, a_r, first, last);
+    planarJointAccelerations(q_r, motion, A, a_r, first, last);
     return;
   }
   for (BodyIndex b = first; b < last; ++b) {
@@ -302,8 +302,8 @@ void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMo
     Vec6 rate;
     rate.head<3>() = R1.transpose() * (y_dot - m1.w.cross(y));
     rate.tail<3>() = R1.transpose() * (alpha2 - alpha1 - m1.w.cross(m2.w - m1.w));
-    const Scalar* q = x.q_r.data() + link.q_offset;
-    const Scalar* v = x.v_r.data() + link.v_offset;
+    const Scalar* q = q_r.data() + link.q_offset;
+    const Scalar* v = v_r.data() + link.v_offset;
     rate -= link.model.biasTwist(q, v);
     // S^T (S has orthonormal columns), column by column at fixed size
     const MotionSubspace S = link.model.motionSubspace(q);
@@ -311,7 +311,7 @@ void TreeKinematics::jointAccelerations(const State& x, const std::vector<BodyMo
   }
 }
 
-void TreeKinematics::planarJointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A,
+void TreeKinematics::planarJointAccelerations(const VecX& q_r, const std::vector<BodyMotion>& motion, const VecX& A,
                                               VecX& a_r, BodyIndex first, BodyIndex last) const {
   // the spatial loop's arithmetic on the in-plane entries: every angular velocity is along z, so
   // w x u is w perp(u) and w1 x (w2 - w1) vanishes
@@ -347,7 +347,7 @@ void TreeKinematics::planarJointAccelerations(const State& x, const std::vector<
     Vec6 rate = Vec6::Zero();
     rate.head<2>() = R1.transpose() * (y_dot - w1 * perp(y));
     rate(5) = p2.alpha - p1.alpha;
-    const Scalar* q = x.q_r.data() + link.q_offset;
+    const Scalar* q = q_r.data() + link.q_offset;
     const MotionSubspace S = link.model.motionSubspace(q);
     for (Eigen::Index j = 0; j < S.cols(); ++j) a_r(link.v_offset + j) = S.col(j).dot(rate);
   }
@@ -479,26 +479,26 @@ void TreeKinematics::relativeState(const State& x, VecX& q_r, VecX& v_r, const V
   }
 }
 
-void TreeKinematics::jointVelocities(const State& x, VecX& v_r) const {
-  LOOPDYN_CHECK(x.q_r.size() == nq_, "joint velocities: the state has no joint coordinates");
+void TreeKinematics::jointVelocities(const State& x, const VecX& q_r, VecX& v_r) const {
+  LOOPDYN_CHECK(q_r.size() == nq_, "joint velocities: the joint coordinates have the wrong size");
   v_r.resize(nv_);
   for (const Link& link : links_) {
     const BodyMotion m1 = bodyMotion(model_, x.q, x.v, link.first.body);
     const BodyMotion m2 = bodyMotion(model_, x.q, x.v, link.second.body);
     const WorldFrame F1 = worldFrame(m1, link.first), F2 = worldFrame(m2, link.second);
-    link.model.velocities(x.q_r.data() + link.q_offset, relativeTwist(m1, F1, m2, F2), v_r.data() + link.v_offset);
+    link.model.velocities(q_r.data() + link.q_offset, relativeTwist(m1, F1, m2, F2), v_r.data() + link.v_offset);
   }
 }
 
-void TreeKinematics::jointVelocities(const State& x, const std::vector<BodyMotion>& motion, VecX& v_r, BodyIndex first,
-                                     BodyIndex last) const {
+void TreeKinematics::jointVelocities(const VecX& q_r, const std::vector<BodyMotion>& motion, VecX& v_r,
+                                     BodyIndex first, BodyIndex last) const {
   LOOPDYN_ASSERT(v_r.size() == nv_ && first >= 0 && last <= model_.nb());
   for (BodyIndex b = first; b < last; ++b) {
     const Link& link = links_[static_cast<std::size_t>(b)];
     const BodyMotion& m1 = motionOf(motion, link.first.body);
     const BodyMotion& m2 = motionOf(motion, link.second.body);
     const WorldFrame F1 = worldFrame(m1, link.first), F2 = worldFrame(m2, link.second);
-    link.model.velocities(x.q_r.data() + link.q_offset, relativeTwist(m1, F1, m2, F2), v_r.data() + link.v_offset);
+    link.model.velocities(q_r.data() + link.q_offset, relativeTwist(m1, F1, m2, F2), v_r.data() + link.v_offset);
   }
 }
 

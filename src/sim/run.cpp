@@ -92,10 +92,9 @@ std::function<void(const Scalar*, Scalar*)> jointCoordinateWeights(const Model& 
     b.q_r = Eigen::Map<const VecX>(y, nq);
     if (velocities) b.v_r = Eigen::Map<const VecX>(y + nq, nu);
     tree.absoluteState(b.q_r, b.v_r, 0, b.x);  // (without joint velocities: at rest)
-    b.x.q_r = b.q_r;
     for (BodyIndex body = 0; body < model.nb(); ++body)
       b.motion[static_cast<std::size_t>(body)] = bodyMotion(model, b.x.q, b.x.v, body);
-    b.weights.compute(b.x, b.motion, w, velocities ? w + nq : nullptr);
+    b.weights.compute(b.x, b.q_r, b.motion, w, velocities ? w + nq : nullptr);
     if (!velocities) b.v_r.setZero();
   };
 }

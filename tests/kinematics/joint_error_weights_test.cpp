@@ -55,13 +55,12 @@ TEST(JointErrorWeights, AreTheAbsoluteNormsOfTheJacobiansColumns) {
     test::randomJointState(model, tree, rng, q_r, v_r);
     State x;
     tree.absoluteState(q_r, v_r, 0, x);
-    x.q_r = q_r, x.v_r = v_r;
     std::vector<BodyMotion> motion;
     for (BodyIndex b = 0; b < model.nb(); ++b) motion.push_back(bodyMotion(model, x.q, x.v, b));
     const int carried = tree.nq() + tree.nv() + 1, absolute = model.nq() + model.nv() + 1;
     JointErrorWeights weights(tree, kRtol, kAtol, carried, absolute);
     VecX wq(tree.nq()), wv(tree.nv());
-    weights.compute(x, motion, wq.data(), wv.data());
+    weights.compute(x, q_r, motion, wq.data(), wv.data());
 
     MatX J;
     tree.jacobian(q_r, J);

@@ -34,9 +34,9 @@ class JointErrorWeights {
   /// coordinates, velocities, and whatever else) where an absolute run would carry `absolute`.
   JointErrorWeights(const TreeKinematics& tree, Scalar rtol, Scalar atol, int carried, int absolute);
 
-  /// At x (x.q, x.v, x.q_r consistent; motion: each body's motion at x): the weights of the joint
-  /// coordinates (wq, size nq) and, unless null, of the joint velocities (wv, size nv).
-  void compute(const State& x, const std::vector<BodyMotion>& motion, Scalar* wq, Scalar* wv);
+  /// At x with joint coordinates q_r (consistent; motion: each body's motion at x): the weights of
+  /// the joint coordinates (wq, size nq) and, unless null, of the joint velocities (wv, size nv).
+  void compute(const State& x, const VecX& q_r, const std::vector<BodyMotion>& motion, Scalar* wq, Scalar* wv);
 
  private:
   using Mat6 = Eigen::Matrix<Scalar, 6, 6>;

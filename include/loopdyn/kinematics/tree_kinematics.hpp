@@ -52,29 +52,30 @@ class TreeKinematics {
   /// parallel axes: the joint's equations admit both).
   void relativeState(const State& x, VecX& q_r, VecX& v_r, const VecX* reference = nullptr) const;
 
-  /// The joint velocities v_r of x's body velocities at its joint coordinates x.q_r (the velocity
+  /// The joint velocities v_r of x's body velocities at x's joint coordinates q_r (the velocity
   /// half of relativeState: exact when the tree joints' velocity equations hold).
-  void jointVelocities(const State& x, VecX& v_r) const;
-  /// The same for the joints of bodies [first, last) alone, from the bodies' motions at x (with
-  /// their velocities); v_r sized nv(), the others' entries untouched: independent ranges, for
-  /// passes shared out among threads.
-  void jointVelocities(const State& x, const std::vector<BodyMotion>& motion, VecX& v_r, BodyIndex first,
+  void jointVelocities(const State& x, const VecX& q_r, VecX& v_r) const;
+  /// The same for the joints of bodies [first, last) alone, from the bodies' motions (with their
+  /// velocities) at joint coordinates q_r; v_r sized nv(), the others' entries untouched:
+  /// independent ranges, for passes shared out among threads.
+  void jointVelocities(const VecX& q_r, const std::vector<BodyMotion>& motion, VecX& v_r, BodyIndex first,
                        BodyIndex last) const;
 
   /// Body accelerations A = J a_r + Jdot v_r (Model's velocity layout: the centre of mass's
   /// acceleration and the angular acceleration, world frame) for joint accelerations a_r.
   void absoluteAccelerations(const VecX& q_r, const VecX& v_r, const VecX& a_r, VecX& A) const;
 
-  /// Joint accelerations a_r from the bodies' accelerations A (Model's velocity layout) at the
-  /// state x (q, v and q_r, v_r consistent): each joint's relative twist rate in its first
-  /// marker's axes, less the part that is not S a (JointModel::biasTwist), through S^T (S has
-  /// orthonormal columns). Exact when A satisfies the tree joints' acceleration equations.
-  /// motion: the bodies' motions at x (bodyMotion of each body, e.g. KinematicsWorkspace::motion).
-  void jointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A, VecX& a_r) const;
+  /// Joint accelerations a_r from the bodies' accelerations A (Model's velocity layout) at joint
+  /// coordinates q_r moving with v_r: each joint's relative twist rate in its first marker's axes,
+  /// less the part that is not S a (JointModel::biasTwist), through S^T (S has orthonormal
+  /// columns). Exact when A satisfies the tree joints' acceleration equations. motion: the bodies'
+  /// motions there (bodyMotion of each body, e.g. KinematicsWorkspace::motion).
+  void jointAccelerations(const VecX& q_r, const VecX& v_r, const std::vector<BodyMotion>& motion, const VecX& A,
+                          VecX& a_r) const;
   /// The same for the joints of bodies [first, last) alone (a_r sized nv(); the others' entries
   /// untouched): independent ranges, for passes shared out among threads.
-  void jointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A, VecX& a_r,
-                          BodyIndex first, BodyIndex last) const;
+  void jointAccelerations(const VecX& q_r, const VecX& v_r, const std::vector<BodyMotion>& motion, const VecX& A,
+                          VecX& a_r, BodyIndex first, BodyIndex last) const;
 
   /// J (model.nv() x nv()): the body velocities per unit joint velocity, column by column. Dense,
   /// O(n^2): a baseline and a test reference, not for large trees.
@@ -120,7 +121,7 @@ class TreeKinematics {
 
  private:
   /// jointAccelerations of a planar model, in plane arithmetic.
-  void planarJointAccelerations(const State& x, const std::vector<BodyMotion>& motion, const VecX& A, VecX& a_r,
+  void planarJointAccelerations(const VecX& q_r, const std::vector<BodyMotion>& motion, const VecX& A, VecX& a_r,
                                 BodyIndex first, BodyIndex last) const;
 
   struct Link {

@@ -684,7 +684,7 @@ void forwardDynamicsByDca(DivideAndConquer& dca, const TreeKinematics& tree, con
     dca.forceElementForces(model, ws.kin.motion, x.t, ws.F, ws.F_nc);
     dca.solve(model, ws.kin.motion, ws.F, x.t, ws.scaling, gamma_shift, ws.a, ws.lambda);
     if (!ws.a.allFinite()) return;  // (the simulation names the bodies)
-    dca.forEachBody([&](BodyIndex b) { tree.jointAccelerations(x, ws.kin.motion, ws.a, ws.a_r, b, b + 1); });
+    dca.forEachBody([&](BodyIndex b) { tree.jointAccelerations(x.q_r, x.v_r, ws.kin.motion, ws.a, ws.a_r, b, b + 1); });
   });
 }
 

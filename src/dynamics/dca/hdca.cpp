@@ -218,7 +218,7 @@ int HamiltonianDca::velocities(const Model& model, State& x, Eigen::Ref<const Ve
   dca_.forEachBody([&](BodyIndex b) {
     motion_[static_cast<std::size_t>(b)] = bodyMotion(model, x.q, x.v, b);
   });
-  dca_.forEachBody([&](BodyIndex b) { tree_.jointVelocities(x, motion_, x.v_r, b, b + 1); });
+  dca_.forEachBody([&](BodyIndex b) { tree_.jointVelocities(x.q_r, motion_, x.v_r, b, b + 1); });
   return dependent;
 }
 

@@ -126,7 +126,7 @@ State stateOnTheConstraints(const Model& model, const TreeKinematics& tree, std:
   evaluateConstraints(model, ws.kin, x);
   projectVelocities(model, ws, x);
   x.q_r = q_r;
-  tree.jointVelocities(x, x.v_r);
+  tree.jointVelocities(x, x.q_r, x.v_r);
   tree.absoluteState(x.q_r, x.v_r, 0, x);
   return x;
 }
