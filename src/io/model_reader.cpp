@@ -1,7 +1,5 @@
 #include "loopdyn/io/model_reader.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <sys/stat.h>
 
 #include <array>
@@ -17,6 +15,7 @@
 #include "loopdyn/common/spelling.hpp"
 #include "loopdyn/model/units.hpp"
 #include "loopdyn/spatial/rotation.hpp"
+#include "yaml_document.hpp"
 
 namespace loopdyn::io {
 
@@ -27,7 +26,7 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
-  SourceLocation where(const YAML::Node& node) const {
+  SourceLocation where(const YamlNode& node) const {
     if (!node.IsDefined()) return {file_, 0, 0};
     const YAML::Mark mark = node.Mark();
     if (mark.line < 0) return {file_, 0, 0};
@@ -35,7 +34,7 @@ class Reader {
   }
 
   template <typename... Args>
-  void error(const YAML::Node& node, const Args&... args) {
+  void error(const YamlNode& node, const Args&... args) {
     diagnostics_.push_back({where(node), detail::concat(args...)});
   }
   template <typename... Args>
@@ -55,7 +54,7 @@ class Reader {
 
   /// Reports keys of `map` not in `allowed` (`what` names the map in the message), keys given
   /// twice (YAML lets the first win silently) and keys without a value.
-  bool checkMap(const YAML::Node& map, std::initializer_list<const char*> allowed, const std::string& what) {
+  bool checkMap(const YamlNode& map, std::initializer_list<const char*> allowed, const std::string& what) {
     if (!map.IsMap()) {
       error(map, what, " must be a mapping of keys to values");
       return false;
@@ -76,7 +75,7 @@ class Reader {
   }
 
   /// A key written without a value; said once for its place (checkMap and require both look).
-  void noValue(const YAML::Node& value, const std::string& key, const std::string& what) {
+  void noValue(const YamlNode& value, const std::string& key, const std::string& what) {
     const SourceLocation at = where(value);
     for (const Diagnostic& d : diagnostics_)
       if (d.where.line == at.line && d.where.column == at.column && d.message.find("has no value") != std::string::npos)
@@ -86,13 +85,13 @@ class Reader {
 
   /// A list item written without a value (`- ` or `~`): YAML keeps it as null, which would be
   /// dropped without a word.
-  bool nullItem(const YAML::Node& item, const std::string& what) {
+  bool nullItem(const YamlNode& item, const std::string& what) {
     if (!item.IsNull()) return false;
     error(item, what, ": an empty item in the list");
     return true;
   }
 
-  bool scalar(const YAML::Node& node, Scalar& out, const std::string& what) {
+  bool scalar(const YamlNode& node, Scalar& out, const std::string& what) {
     if (!node.IsDefined() || node.IsNull()) return false;  // reported by require()
     if (node.IsScalar()) {
       try {
@@ -106,7 +105,7 @@ class Reader {
   }
 
   /// A number of quantity q in the file's units, converted to SI (an angle checked by lookLikeDegrees).
-  bool quantity(const YAML::Node& node, Quantity q, Scalar& out, const std::string& what) {
+  bool quantity(const YamlNode& node, Quantity q, Scalar& out, const std::string& what) {
     if (!scalar(node, out, what)) return false;
     out *= units.factor(q);
     if (q == Quantity::Angle) lookLikeDegrees(node, out, what);
@@ -114,14 +113,14 @@ class Reader {
   }
 
   /// A vector of quantity q in the file's units, converted to SI.
-  bool vectorOf(const YAML::Node& node, int dimension, Quantity q, Vec3& out, const std::string& what) {
+  bool vectorOf(const YamlNode& node, int dimension, Quantity q, Vec3& out, const std::string& what) {
     if (!vector(node, dimension, out, what)) return false;
     out *= units.factor(q);
     return true;
   }
 
   /// `size` angles in the file's units, converted to radians.
-  bool angles(const YAML::Node& node, int size, std::vector<Scalar>& out, const std::string& what) {
+  bool angles(const YamlNode& node, int size, std::vector<Scalar>& out, const std::string& what) {
     if (!numbers(node, size, out, what)) return false;
     for (std::size_t i = 0; i < out.size(); ++i) {
       out[i] *= units.factor(Quantity::Angle);
@@ -131,7 +130,7 @@ class Reader {
   }
 
   /// An angle in radians of more than a turn, written as a whole number: most likely degrees.
-  void lookLikeDegrees(const YAML::Node& node, Scalar radians, const std::string& what) {
+  void lookLikeDegrees(const YamlNode& node, Scalar radians, const std::string& what) {
     if (units.angle.to_si != 1 || std::abs(radians) <= 2 * std::numbers::pi) return;
     const std::string& text = node.Scalar();
     if (text.find_first_of(".eE") != std::string::npos) return;
@@ -139,7 +138,7 @@ class Reader {
          "write radians or declare `units: {angle: deg}`");
   }
 
-  bool integer(const YAML::Node& node, int& out, const std::string& what) {
+  bool integer(const YamlNode& node, int& out, const std::string& what) {
     if (!node.IsDefined() || node.IsNull()) return false;  // reported by require()
     if (node.IsScalar()) {
       try {
@@ -152,13 +151,13 @@ class Reader {
     return false;
   }
 
-  bool flag(const YAML::Node& node, bool& out, const std::string& what) {
-    if (node.IsScalar() && YAML::convert<bool>::decode(node, out)) return true;
+  bool flag(const YamlNode& node, bool& out, const std::string& what) {
+    if (node.IsScalar() && node.decodeBool(out)) return true;
     error(node, what, ": expected true or false, got ", describe(node));
     return false;
   }
 
-  bool text(const YAML::Node& node, std::string& out, const std::string& what) {
+  bool text(const YamlNode& node, std::string& out, const std::string& what) {
     if (!node.IsDefined() || node.IsNull()) return false;  // reported by require()
     if (node.IsScalar() && !node.Scalar().empty()) {
       out = node.Scalar();
@@ -170,7 +169,7 @@ class Reader {
 
   /// A name: text without control characters, commas or double quotes (they would break a
   /// diagnostic's line or a CSV column); without '.' unless `dot` (a body's: "body.marker").
-  bool name(const YAML::Node& node, std::string& out, const std::string& what, bool dot = true) {
+  bool name(const YamlNode& node, std::string& out, const std::string& what, bool dot = true) {
     if (!text(node, out, what)) return false;
     for (const char c : out) {
       const auto byte = static_cast<unsigned char>(c);
@@ -188,7 +187,7 @@ class Reader {
   }
 
   /// A list of exactly `size` numbers (size -1: any length >= 1).
-  bool numbers(const YAML::Node& node, int size, std::vector<Scalar>& out, const std::string& what) {
+  bool numbers(const YamlNode& node, int size, std::vector<Scalar>& out, const std::string& what) {
     if (!node.IsDefined() || node.IsNull()) return false;  // reported by require()
     out.clear();
     if (!node.IsSequence() || (size >= 0 && static_cast<int>(node.size()) != size) || node.size() == 0) {
@@ -197,7 +196,7 @@ class Reader {
       return false;
     }
     bool ok = true;
-    for (const YAML::Node& item : node) {
+    for (const YamlNode& item : node) {
       Scalar value = 0;
       ok = !nullItem(item, what) && scalar(item, value, what) && ok;
       out.push_back(value);
@@ -205,7 +204,7 @@ class Reader {
     return ok;
   }
 
-  bool vector(const YAML::Node& node, int dimension, Vec3& out, const std::string& what) {
+  bool vector(const YamlNode& node, int dimension, Vec3& out, const std::string& what) {
     std::vector<Scalar> values;
     if (!numbers(node, dimension, values, what)) return false;
     out.setZero();
@@ -214,7 +213,7 @@ class Reader {
   }
 
   /// A nonzero direction (zero-length axes are errors).
-  bool direction(const YAML::Node& node, Vec3& out, const std::string& what) {
+  bool direction(const YamlNode& node, Vec3& out, const std::string& what) {
     if (!vector(node, 3, out, what)) return false;
     if (out.norm() <= 1e-12) {
       error(node, what, ": zero-length axis");
@@ -224,7 +223,7 @@ class Reader {
   }
 
   /// "body.marker".
-  bool markerRef(const YAML::Node& node, MarkerRef& out, const std::string& what) {
+  bool markerRef(const YamlNode& node, MarkerRef& out, const std::string& what) {
     std::string s;
     if (nullItem(node, what) || !text(node, s, what)) return false;
     const std::size_t dot = s.find('.');
@@ -236,7 +235,7 @@ class Reader {
     return true;
   }
 
-  static std::string describe(const YAML::Node& node) {
+  static std::string describe(const YamlNode& node) {
     if (!node.IsDefined() || node.IsNull()) return "nothing";
     if (node.IsScalar()) return "'" + node.Scalar() + "'";
     if (node.IsSequence()) return "a list of " + std::to_string(node.size());
@@ -249,8 +248,8 @@ class Reader {
 };
 
 /// A required key: reports it missing (at the map) and returns an undefined node.
-YAML::Node require(Reader& r, const YAML::Node& map, const char* key, const std::string& what) {
-  const YAML::Node node = map[key];
+YamlNode require(Reader& r, const YamlNode& map, const char* key, const std::string& what) {
+  const YamlNode node = map[key];
   if (!node.IsDefined()) {
     // a misspelt key was already reported with a "did you mean" hint: say it once
     bool misspelt = false;
@@ -258,7 +257,7 @@ YAML::Node require(Reader& r, const YAML::Node& map, const char* key, const std:
       misspelt = misspelt || editDistance(it->first.as<std::string>(""), key) <= spellingTolerance(key);
     if (!misspelt) r.error(map, what, ": missing required key '", key, "'");
     // (yaml-cpp's node for a missing key throws on every question but IsDefined; this one answers)
-    return YAML::Node(YAML::NodeType::Undefined);
+    return YamlNode();
   } else if (node.IsNull()) {
     r.noValue(node, key, what);
   }
@@ -267,18 +266,18 @@ YAML::Node require(Reader& r, const YAML::Node& map, const char* key, const std:
 
 /// map[key]; for a missing key an undefined node that answers every question (the one yaml-cpp
 /// returns throws on all of them but IsDefined, and a misspelt key must give a located error).
-YAML::Node at(const YAML::Node& map, const char* key) {
-  const YAML::Node node = map[key];
-  return node.IsDefined() ? node : YAML::Node(YAML::NodeType::Undefined);
+YamlNode at(const YamlNode& map, const char* key) {
+  const YamlNode node = map[key];
+  return node.IsDefined() ? node : YamlNode();
 }
 
-bool has(const YAML::Node& map, const char* key) {
-  const YAML::Node node = map[key];
+bool has(const YamlNode& map, const char* key) {
+  const YamlNode node = map[key];
   return node.IsDefined() && !node.IsNull();
 }
 
 /// A 3D orientation: exactly one of zxz, quaternion, axis_angle, matrix.
-bool readOrientation(Reader& r, const YAML::Node& node, Mat3& out, const std::string& what) {
+bool readOrientation(Reader& r, const YamlNode& node, Mat3& out, const std::string& what) {
   if (!r.checkMap(node, {"zxz", "quaternion", "axis_angle", "matrix"}, what)) return false;
   if (node.size() != 1) {
     r.error(node, what, ": give exactly one of zxz, quaternion, axis_angle, matrix");
@@ -297,7 +296,7 @@ bool readOrientation(Reader& r, const YAML::Node& node, Mat3& out, const std::st
     }
     out = q.normalized().toRotationMatrix();
   } else if (has(node, "axis_angle")) {
-    const YAML::Node aa = at(node, "axis_angle");
+    const YamlNode aa = at(node, "axis_angle");
     if (!r.checkMap(aa, {"axis", "angle"}, what + ".axis_angle")) return false;
     Vec3 axis;
     Scalar angle = 0;
@@ -306,7 +305,7 @@ bool readOrientation(Reader& r, const YAML::Node& node, Mat3& out, const std::st
       return false;
     out = rotationAxisAngle(axis, angle);
   } else if (has(node, "matrix")) {
-    const YAML::Node m = at(node, "matrix");
+    const YamlNode m = at(node, "matrix");
     if (!m.IsSequence() || m.size() != 3) {
       r.error(m, what, ".matrix: expected 3 rows of 3 numbers");
       return false;
@@ -328,7 +327,7 @@ bool readOrientation(Reader& r, const YAML::Node& node, Mat3& out, const std::st
 
 /// A 3D marker's `axis` (its z-axis) and, when given, `x_axis` (made perpendicular to it); without
 /// x_axis, frameWithZAxis's rule (spatial/rotation.hpp).
-void readAxes(Reader& r, const YAML::Node& node, const std::string& label, MarkerSpec& out) {
+void readAxes(Reader& r, const YamlNode& node, const std::string& label, MarkerSpec& out) {
   Vec3 axis;
   if (!r.direction(at(node, "axis"), axis, label + " axis")) return;
   if (!has(node, "x_axis")) {
@@ -344,7 +343,7 @@ void readAxes(Reader& r, const YAML::Node& node, const std::string& label, Marke
   out.orientation = frameWithAxes(axis, x);
 }
 
-void readMarker(Reader& r, const YAML::Node& node, int dimension, MarkerSpec& out, const std::string& owner) {
+void readMarker(Reader& r, const YamlNode& node, int dimension, MarkerSpec& out, const std::string& owner) {
   const std::string what = "marker of " + owner;
   if (dimension == 2) {
     if (!r.checkMap(node, {"name", "position", "angle"}, what)) return;
@@ -371,14 +370,14 @@ void readMarker(Reader& r, const YAML::Node& node, int dimension, MarkerSpec& ou
   }
 }
 
-void readMarkers(Reader& r, const YAML::Node& node, int dimension, std::vector<MarkerSpec>& out,
+void readMarkers(Reader& r, const YamlNode& node, int dimension, std::vector<MarkerSpec>& out,
                  const std::string& owner) {
   if (!node.IsDefined() || node.IsNull()) return;
   if (!node.IsSequence()) {
     r.error(node, "markers of ", owner, ": expected a list");
     return;
   }
-  for (const YAML::Node& item : node) {
+  for (const YamlNode& item : node) {
     MarkerSpec marker;
     readMarker(r, item, dimension, marker, owner);
     out.push_back(std::move(marker));
@@ -386,7 +385,7 @@ void readMarkers(Reader& r, const YAML::Node& node, int dimension, std::vector<M
 }
 
 /// The inertia in any of its forms; false (the problem reported) when it cannot be read.
-bool readInertia(Reader& r, const YAML::Node& node, int dimension, Mat3& out, const std::string& what) {
+bool readInertia(Reader& r, const YamlNode& node, int dimension, Mat3& out, const std::string& what) {
   if (dimension == 2) {
     Scalar izz = 0;
     if (!r.scalar(node, izz, what + " inertia")) return false;
@@ -420,7 +419,7 @@ bool readInertia(Reader& r, const YAML::Node& node, int dimension, Mat3& out, co
   return false;
 }
 
-void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
+void readBody(Reader& r, const YamlNode& node, int dimension, BodySpec& out) {
   if (dimension == 2) {
     if (!r.checkMap(node, {"name", "mass", "inertia", "position", "angle", "velocity", "markers", "hold"}, "body"))
       return;
@@ -432,10 +431,10 @@ void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
   r.name(require(r, node, "name", "body"), out.name, "body name", false);
   const std::string what = "body '" + out.name + "'";
   // each value checked where it stands, so that every problem of the file is reported together
-  const YAML::Node mass = require(r, node, "mass", what);
+  const YamlNode mass = require(r, node, "mass", what);
   if (r.quantity(mass, Quantity::Mass, out.mass, what + " mass"))
     if (const std::string problem = massProblem(out.mass); !problem.empty()) r.error(mass, what, ": ", problem);
-  const YAML::Node inertia = require(r, node, "inertia", what);
+  const YamlNode inertia = require(r, node, "inertia", what);
   if (inertia.IsDefined() && !inertia.IsNull() && readInertia(r, inertia, dimension, out.inertia, what) &&
       (out.inertia *= r.units.factor(Quantity::Inertia), true))
     if (const std::string problem = inertiaProblem(out.inertia, dimension); !problem.empty())
@@ -446,7 +445,7 @@ void readBody(Reader& r, const YAML::Node& node, int dimension, BodySpec& out) {
   if (dimension == 3 && has(node, "orientation"))
     readOrientation(r, at(node, "orientation"), out.orientation, what + " orientation");
   if (has(node, "velocity")) {
-    const YAML::Node v = at(node, "velocity");
+    const YamlNode v = at(node, "velocity");
     if (r.checkMap(v, {"linear", "angular"}, what + " velocity")) {
       Vec3 value = Vec3::Zero();
       if (has(v, "linear") && r.vectorOf(at(v, "linear"), dimension, Quantity::Velocity, value, what + " velocity.linear"))
@@ -471,13 +470,13 @@ std::vector<std::string> jointTypeNames() {
           "knife_edge"};
 }
 
-void readJoint(Reader& r, const YAML::Node& node, JointSpec& out) {
+void readJoint(Reader& r, const YamlNode& node, JointSpec& out) {
   if (!r.checkMap(node, {"name", "type", "between", "at", "length", "cut"}, "joint")) return;
   out.where = r.where(node);
   r.name(require(r, node, "name", "joint"), out.name, "joint name");
   const std::string what = "joint '" + out.name + "'";
   std::string type;
-  const YAML::Node type_node = require(r, node, "type", what);
+  const YamlNode type_node = require(r, node, "type", what);
   if (!r.text(type_node, type, what + " type")) return;
   const auto parsed = jointTypeFromName(type);
   if (!parsed) {
@@ -490,7 +489,7 @@ void readJoint(Reader& r, const YAML::Node& node, JointSpec& out) {
     r.markerRef(require(r, node, "at", what), out.first, what + " at");
   } else {
     if (has(node, "at")) r.error(at(node, "at"), what, ": 'at' is for knife edges; use 'between: [body.marker, body.marker]'");
-    const YAML::Node between = require(r, node, "between", what);
+    const YamlNode between = require(r, node, "between", what);
     if (between.IsDefined() && !between.IsNull()) {
       if (!between.IsSequence() || between.size() != 2) {
         r.error(between, what, " between: expected [body.marker, body.marker]");
@@ -510,7 +509,7 @@ void readJoint(Reader& r, const YAML::Node& node, JointSpec& out) {
 
 /// A profile of quantity `value` over time, converted to SI: its values (a polynomial's c_k in
 /// value / time^k), its times, a sine's frequency (per time) and phase (an angle).
-void readProfile(Reader& r, const YAML::Node& node, Profile& out, const std::string& owner, Quantity value_quantity) {
+void readProfile(Reader& r, const YamlNode& node, Profile& out, const std::string& owner, Quantity value_quantity) {
   const Scalar Q = r.units.factor(value_quantity), T = r.units.factor(Quantity::Time);
   const std::string what = owner + " profile";
   if (!node.IsMap()) {
@@ -541,7 +540,7 @@ void readProfile(Reader& r, const YAML::Node& node, Profile& out, const std::str
   } else if (type == "table") {
     if (!r.checkMap(node, {"type", "t", "value"}, what)) return;
     std::vector<Scalar> t;
-    const YAML::Node tn = require(r, node, "t", what);
+    const YamlNode tn = require(r, node, "t", what);
     if (!r.numbers(tn, -1, t, what + " t") || !r.numbers(require(r, node, "value", what), -1, v, what + " value"))
       return;
     if (t.size() != v.size() || t.size() < 2) {
@@ -564,7 +563,7 @@ void readProfile(Reader& r, const YAML::Node& node, Profile& out, const std::str
   }
 }
 
-void readDriver(Reader& r, const YAML::Node& node, const std::vector<JointSpec>& joints, DriverSpec& out) {
+void readDriver(Reader& r, const YamlNode& node, const std::vector<JointSpec>& joints, DriverSpec& out) {
   if (!r.checkMap(node, {"name", "joint", "coordinate", "between", "profile"}, "driver")) return;
   out.where = r.where(node);
   r.name(require(r, node, "name", "driver"), out.name, "driver name");
@@ -573,7 +572,7 @@ void readDriver(Reader& r, const YAML::Node& node, const std::vector<JointSpec>&
     r.error(node, what, ": give either 'joint' (a joint coordinate) or 'between' (a distance)");
   } else if (has(node, "between")) {
     out.target = DriverTarget::Distance;
-    const YAML::Node between = at(node, "between");
+    const YamlNode between = at(node, "between");
     if (!between.IsSequence() || between.size() != 2) {
       r.error(between, what, " between: expected [body.marker, body.marker]");
     } else {
@@ -599,7 +598,7 @@ void readDriver(Reader& r, const YAML::Node& node, const std::vector<JointSpec>&
     }
     out.target = coordinate == "translation" ? DriverTarget::JointTranslation : DriverTarget::JointRotation;
   }
-  const YAML::Node profile = require(r, node, "profile", what);
+  const YamlNode profile = require(r, node, "profile", what);
   const Quantity driven = out.target == DriverTarget::JointRotation ? Quantity::Angle : Quantity::Length;
   if (profile.IsDefined() && !profile.IsNull()) readProfile(r, profile, out.profile, what, driven);
 }
@@ -611,7 +610,7 @@ Quantity effortQuantity(const std::vector<JointSpec>& joints, const std::string&
   return Quantity::Torque;  // (an unknown joint is compile()'s error)
 }
 
-void readForce(Reader& r, const YAML::Node& node, int dimension, const std::vector<JointSpec>& joints, ForceSpec& out) {
+void readForce(Reader& r, const YamlNode& node, int dimension, const std::vector<JointSpec>& joints, ForceSpec& out) {
   if (!node.IsMap()) {
     r.error(node, "force: expected a mapping");
     return;
@@ -624,7 +623,7 @@ void readForce(Reader& r, const YAML::Node& node, int dimension, const std::vect
   if (type == "spring_damper") {
     out.type = ForceType::SpringDamper;
     if (!r.checkMap(node, {"name", "type", "between", "stiffness", "damping", "free_length"}, what)) return;
-    const YAML::Node between = require(r, node, "between", what);
+    const YamlNode between = require(r, node, "between", what);
     if (between.IsSequence() && between.size() == 2) {
       r.markerRef(between[0], out.first, what + " between");
       r.markerRef(between[1], out.second, what + " between");
@@ -652,7 +651,7 @@ void readForce(Reader& r, const YAML::Node& node, int dimension, const std::vect
     out.type = ForceType::JointEffort;
     if (!r.checkMap(node, {"name", "type", "joint", "profile"}, what)) return;
     r.text(require(r, node, "joint", what), out.joint, what + " joint");
-    const YAML::Node profile = require(r, node, "profile", what);
+    const YamlNode profile = require(r, node, "profile", what);
     if (profile.IsDefined() && !profile.IsNull())
       readProfile(r, profile, out.profile, what, effortQuantity(joints, out.joint));
   } else {
@@ -661,33 +660,33 @@ void readForce(Reader& r, const YAML::Node& node, int dimension, const std::vect
   }
 }
 
-void readGroup(Reader& r, const YAML::Node& node, GroupSpec& out) {
+void readGroup(Reader& r, const YamlNode& node, GroupSpec& out) {
   if (!r.checkMap(node, {"name", "pairs", "body"}, "group")) return;
   out.where = r.where(node);
   r.name(require(r, node, "name", "group"), out.name, "group name");
   const std::string what = "group '" + out.name + "'";
   r.text(require(r, node, "body", what), out.body, what + " body");
-  const YAML::Node pairs = require(r, node, "pairs", what);
+  const YamlNode pairs = require(r, node, "pairs", what);
   if (!pairs.IsDefined() || pairs.IsNull()) return;
   if (!pairs.IsSequence() || pairs.size() == 0) {
     r.error(pairs, what, " pairs: expected a list of joint or driver names");
     return;
   }
-  for (const YAML::Node& item : pairs) {
+  for (const YamlNode& item : pairs) {
     std::string name;
     if (!r.nullItem(item, what + " pairs") && r.text(item, name, what + " pairs")) out.pairs.push_back(name);
   }
 }
 
 template <typename Item, typename ReadOne>
-void readList(Reader& r, const YAML::Node& root, const char* key, std::vector<Item>& out, ReadOne readOne) {
-  const YAML::Node list = root[key];
+void readList(Reader& r, const YamlNode& root, const char* key, std::vector<Item>& out, ReadOne readOne) {
+  const YamlNode list = root[key];
   if (!list.IsDefined() || list.IsNull()) return;
   if (!list.IsSequence()) {
     r.error(list, "'", key, "' must be a list");
     return;
   }
-  for (const YAML::Node& item : list) {
+  for (const YamlNode& item : list) {
     Item value;
     readOne(item, value);
     out.push_back(std::move(value));
@@ -701,7 +700,7 @@ std::string commaSeparated(const std::vector<std::string>& names) {
 }
 
 /// `units: {length: mm, angle: deg, ...}`: each key a base quantity, each value one of its units.
-void readUnits(Reader& r, const YAML::Node& node) {
+void readUnits(Reader& r, const YamlNode& node) {
   if (!r.checkMap(node, {"length", "angle", "mass", "time", "force"}, "units")) return;
   r.units.declared = true;
   for (const auto& [key, unit] : {std::pair{"length", &r.units.length}, {"angle", &r.units.angle},
@@ -739,7 +738,7 @@ void warnOfLengthsAndGravity(Reader& r, const ModelSpec& spec) {
              "gravity in mm/s^2, 9810)");
 }
 
-ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_name) {
+ModelSpec parseRoot(Reader& r, const YamlNode& root, const std::string& file_name) {
   ModelSpec spec;
   spec.where = {file_name, 1, 1};  // problems of the whole file point at its start
   if (!r.checkMap(root, {"name", "description", "dimension", "units", "gravity", "characteristic_length", "ground",
@@ -754,7 +753,7 @@ ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_n
     else
       r.error(at(root, "description"), "description: expected text, got ", Reader::describe(at(root, "description")));
   }
-  const YAML::Node dim = require(r, root, "dimension", "the model");
+  const YamlNode dim = require(r, root, "dimension", "the model");
   if (!dim.IsDefined() || dim.IsNull() || !r.integer(dim, spec.dimension, "dimension")) return spec;
   if (spec.dimension != 2 && spec.dimension != 3) {
     r.error(dim, "dimension must be 2 (planar) or 3 (spatial), got ", spec.dimension);
@@ -767,25 +766,25 @@ ModelSpec parseRoot(Reader& r, const YAML::Node& root, const std::string& file_n
     r.vectorOf(at(root, "gravity"), spec.dimension, Quantity::Acceleration, spec.gravity, "gravity");
   }
   if (has(root, "characteristic_length")) {
-    const YAML::Node node = at(root, "characteristic_length");
+    const YamlNode node = at(root, "characteristic_length");
     if (r.quantity(node, Quantity::Length, spec.characteristic_length, "characteristic_length") &&
         !(spec.characteristic_length > 0))
       r.error(node, "characteristic_length must be positive");
   }
   if (has(root, "ground")) {
-    const YAML::Node ground = at(root, "ground");
+    const YamlNode ground = at(root, "ground");
     if (r.checkMap(ground, {"markers"}, "ground"))
       readMarkers(r, at(ground, "markers"), spec.dimension, spec.ground_markers, "ground");
   }
   const int d = spec.dimension;
   if (!has(root, "bodies")) r.error(root, "the model: missing required key 'bodies'");
-  readList(r, root, "bodies", spec.bodies, [&](const YAML::Node& n, BodySpec& b) { readBody(r, n, d, b); });
-  readList(r, root, "joints", spec.joints, [&](const YAML::Node& n, JointSpec& j) { readJoint(r, n, j); });
+  readList(r, root, "bodies", spec.bodies, [&](const YamlNode& n, BodySpec& b) { readBody(r, n, d, b); });
+  readList(r, root, "joints", spec.joints, [&](const YamlNode& n, JointSpec& j) { readJoint(r, n, j); });
   readList(r, root, "drivers", spec.drivers,
-           [&](const YAML::Node& n, DriverSpec& dr) { readDriver(r, n, spec.joints, dr); });
+           [&](const YamlNode& n, DriverSpec& dr) { readDriver(r, n, spec.joints, dr); });
   readList(r, root, "forces", spec.forces,
-           [&](const YAML::Node& n, ForceSpec& f) { readForce(r, n, d, spec.joints, f); });
-  readList(r, root, "groups", spec.groups, [&](const YAML::Node& n, GroupSpec& g) { readGroup(r, n, g); });
+           [&](const YamlNode& n, ForceSpec& f) { readForce(r, n, d, spec.joints, f); });
+  readList(r, root, "groups", spec.groups, [&](const YamlNode& n, GroupSpec& g) { readGroup(r, n, g); });
   warnOfLengthsAndGravity(r, spec);
   return spec;
 }
@@ -827,12 +826,13 @@ ModelSpec parseModelText(const std::string& text, const std::string& file_name) 
   Reader r(file_name);
   if (const std::optional<SourceLocation> bad = firstNonText(text, file_name))
     throw ModelError({{*bad, "not a text file: the byte here is not UTF-8 text (a binary file?)"}});
-  YAML::Node root;
+  std::optional<YamlDocument> document;
   try {
-    root = YAML::Load(text);
+    document.emplace(text);
   } catch (const YAML::ParserException& e) {
     throw ModelError({{SourceLocation{file_name, e.mark.line + 1, e.mark.column + 1}, "YAML syntax: " + e.msg}});
   }
+  const YamlNode root = document->root();
   if (!root.IsDefined() || root.IsNull()) throw ModelError({{SourceLocation{file_name, 1, 1}, "the model file is empty"}});
   ModelSpec spec;
   try {
