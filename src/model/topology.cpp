@@ -256,6 +256,9 @@ class Builder {
     }
     mark_.assign(at(nb_), -1);
     leaf_.assign(at(nb_), -1);
+    parent_.assign(at(nb_), kGround);
+    subtree_.assign(at(nb_), 1);
+    below_.assign(at(nb_), 0);
     std::vector<BodyIndex> all(at(nb_));
     std::iota(all.begin(), all.end(), 0);
     t_.root = assemble(all);
@@ -314,28 +317,31 @@ class Builder {
     }
     // one part, a tree: breadth-first order from its first body gives parents before children
     const std::vector<BodyIndex>& order = connected.front();  // (parts() listed it breadth first)
+    // (the scratch is the part's alone: a split costs its own size, the whole tree n log n)
     const int stamp = ++stamp_;
-    for (BodyIndex b : order) mark_[at(b)] = stamp;
-    std::vector<BodyIndex> parent(at(nb_), kGround);
-    std::vector<int> subtree(at(nb_), 1);
+    for (BodyIndex b : order) {
+      mark_[at(b)] = stamp;
+      parent_[at(b)] = kGround;
+      subtree_[at(b)] = 1;
+      below_[at(b)] = 0;
+    }
     mark_[at(order.front())] = -stamp;
     for (BodyIndex a : order)
       for (BodyIndex c : tree_neighbours_[at(a)])
         if (mark_[at(c)] == stamp) {
           mark_[at(c)] = -stamp;
-          parent[at(c)] = a;
+          parent_[at(c)] = a;
         }
-    for (std::size_t k = order.size(); k-- > 1;) subtree[at(parent[at(order[k])])] += subtree[at(order[k])];
+    for (std::size_t k = order.size(); k-- > 1;) subtree_[at(parent_[at(order[k])])] += subtree_[at(order[k])];
     // the subtree (below a tree joint) nearest to half of the bodies
     const int n = static_cast<int>(order.size());
     BodyIndex best = order[1];
     for (std::size_t k = 1; k < order.size(); ++k)
-      if (std::abs(2 * subtree[at(order[k])] - n) < std::abs(2 * subtree[at(best)] - n)) best = order[k];
-    std::vector<bool> below(at(nb_), false);
-    below[at(best)] = true;
+      if (std::abs(2 * subtree_[at(order[k])] - n) < std::abs(2 * subtree_[at(best)] - n)) best = order[k];
+    below_[at(best)] = 1;
     for (BodyIndex b : order) {
-      if (b != best && b != order.front() && below[at(parent[at(b)])]) below[at(b)] = true;
-      (below[at(b)] ? second : first).push_back(b);  // the side of the part's first body first
+      if (b != best && b != order.front() && below_[at(parent_[at(b)])]) below_[at(b)] = 1;
+      (below_[at(b)] ? second : first).push_back(b);  // the side of the part's first body first
     }
   }
 
@@ -384,6 +390,9 @@ class Builder {
   std::vector<std::vector<BodyIndex>> tree_neighbours_;
   std::vector<int> mark_, leaf_;
   int stamp_ = 0;
+  std::vector<BodyIndex> parent_;  ///< split's scratch: each body's parent in its part's tree
+  std::vector<int> subtree_;       ///< split's scratch: the bodies of each one's subtree there
+  std::vector<char> below_;        ///< split's scratch: on the far side of the cut
 };
 
 }  // namespace
