@@ -2,7 +2,8 @@
 # The sanitizer half of README command 2 (docs/reliability.md): builds loopdyn with clang under
 # AddressSanitizer + UndefinedBehaviorSanitizer into ./build-sanitize, runs the unit tests there,
 # then the model fuzzer (fuzz/model_fuzzer.cpp) and the simulate fuzzer (fuzz/simulate_fuzzer.cpp)
-# for FUZZ_SECONDS each (default 30, to keep README command 2 within its 30-minute budget), seeded with the bundled models and tests/data. Any finding
+# for FUZZ_SECONDS each (default 30, keeping README command 2 within its 30-minute budget), seeded
+# with the bundled models and tests/data. Any finding
 # fails the run; the fuzzer's reproducer is left in build-sanitize/fuzz-findings/ (make it a test:
 # a file in tests/data/broken with its expected message, or in tests/data/reproducers).
 # Longer runs: FUZZ_SECONDS=3600 scripts/sanitize.sh (docs/reliability.md).
