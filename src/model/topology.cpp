@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <queue>
+#include <utility>
 
 namespace loopdyn {
 
@@ -97,6 +98,14 @@ class Builder {
     return b == kGround ? ground : names_[at(b)];
   }
 
+  /// One more problem: what is wrong with joint j (built in place: GCC 12 at -O3 warns, falsely, of
+  /// -Warray-bounds when a brace-initialised problem with a long literal is moved into the vector).
+  void addProblem(std::size_t j, std::string message) {
+    TopologyProblem& problem = problems_.emplace_back();
+    problem.joint = static_cast<int>(j);
+    problem.message = std::move(message);
+  }
+
   /// `cut: false` on a joint that cannot be a tree joint; `cut: true` that disconnects bodies.
   void checkRequests() {
     UnionFind kept(nb_ + 1);
@@ -105,15 +114,13 @@ class Builder {
     for (std::size_t j = 0; j < joints_.size(); ++j) {
       const TopologyJoint& jt = joints_[j];
       if (jt.cut == std::optional<bool>(false) && !eligible(j))
-        problems_.push_back({static_cast<int>(j), "a " + std::string(jointTypeName(jt.type)) +
-                                                      " joint has no motion of its own to be a tree joint (cut: false); "
-                                                      "it is always a constraint"});
+        addProblem(j, "a " + std::string(jointTypeName(jt.type)) +
+                          " joint has no motion of its own to be a tree joint (cut: false); it is always a constraint");
       if (jt.cut == std::optional<bool>(true) && eligible(j) && kept.find(node(jt.body1)) != kept.find(node(jt.body2))) {
         // the side that the cut separates from ground (or, between floating bodies, the second)
         const BodyIndex lost = kept.find(node(jt.body1)) == kept.find(node(kGround)) ? jt.body2 : jt.body1;
-        problems_.push_back({static_cast<int>(j), "cutting it (cut: true) disconnects the tree: body '" + name(lost) +
-                                                      "' would be joined to the rest only through cut joints; cut "
-                                                      "another joint of its loop, or none"});
+        addProblem(j, "cutting it (cut: true) disconnects the tree: body '" + name(lost) +
+                          "' would be joined to the rest only through cut joints; cut another joint of its loop, or none");
       }
     }
   }
@@ -162,8 +169,8 @@ class Builder {
       } else {
         t_.roles[j] = JointRole::Cut;
         if (joints_[j].cut == std::optional<bool>(false))
-          problems_.push_back({static_cast<int>(j), "it is forced into the spanning tree (cut: false) but closes a loop "
-                                                    "with the other tree joints; at least one joint of every loop must be cut"});
+          addProblem(j, "it is forced into the spanning tree (cut: false) but closes a loop with the other tree "
+                        "joints; at least one joint of every loop must be cut");
       }
     }
     for (std::size_t j = 0; j < joints_.size(); ++j)
