@@ -6,17 +6,16 @@ namespace loopdyn::io {
 
 namespace {
 
-/// One row as text: the numbers in their shortest round-trip form, a zero as 0.
-void formatRow(const std::vector<double>& row, std::string& line) {
-  line.clear();
+/// One row as text appended to `text`: the numbers in their shortest round-trip form, a zero as 0.
+void appendRow(const std::vector<double>& row, std::string& text) {
   char buffer[32];
   for (std::size_t k = 0; k < row.size(); ++k) {
-    if (k > 0) line += ',';
+    if (k > 0) text += ',';
     // (+ 0: a zero is written 0 whatever its sign -- the sign of a zero is rounding's, not data)
     const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, row[k] + 0.0);
-    line.append(buffer, ec == std::errc{} ? end : buffer);
+    text.append(buffer, ec == std::errc{} ? end : buffer);
   }
-  line += '\n';
+  text += '\n';
 }
 
 }  // namespace
@@ -58,29 +57,53 @@ void CsvFile::writeRow(const std::vector<double>& row) {
 }
 
 void CsvFile::writeQueuedRows() {
-  std::string line;
+  std::string text;  // formatted rows not yet written: written when the queue runs dry or it is long
+  std::size_t unsent = 0;  // bytes written since the last writeback started
   std::unique_lock lock(mutex_);
   for (;;) {
+    if (queue_.empty() && !text.empty() && !writeText(lock, text, unsent)) return;
     rows_waiting_.wait(lock, [&] { return !queue_.empty() || stop_ || abandon_; });
-    if (abandon_ || queue_.empty()) return;  // (stop_ with nothing left)
+    if (abandon_ || queue_.empty()) return;  // (stop_ with nothing left: the text is written)
     std::vector<double> row = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
     try {
-      formatRow(row, line);
-      file_.write(line);
+      appendRow(row, text);
     } catch (...) {
-      lock.lock();
-      error_ = std::current_exception();
-      queue_.clear();
-      room_left_.notify_all();
+      keepError(lock);
       return;
     }
     lock.lock();
     queued_numbers_ -= row.size();
     spare_.push_back(std::move(row));
     room_left_.notify_all();
+    if (text.size() >= kWrittenBytes && !writeText(lock, text, unsent)) return;
   }
+}
+
+bool CsvFile::writeText(std::unique_lock<std::mutex>& lock, std::string& text, std::size_t& unsent) {
+  lock.unlock();
+  try {
+    file_.write(text);
+    unsent += text.size();
+    if (unsent >= kWritebackBytes) {
+      file_.startWriteback();
+      unsent = 0;
+    }
+  } catch (...) {
+    keepError(lock);
+    return false;
+  }
+  text.clear();
+  lock.lock();
+  return true;
+}
+
+void CsvFile::keepError(std::unique_lock<std::mutex>& lock) {
+  lock.lock();
+  error_ = std::current_exception();
+  queue_.clear();
+  room_left_.notify_all();
 }
 
 void CsvFile::finishWriting() {

@@ -1,5 +1,6 @@
 #include "loopdyn/io/output_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,6 +129,7 @@ OutputFile::OutputFile(std::string path, bool keep_on_signal) : path_(std::move(
 }
 
 OutputFile::~OutputFile() {
+  if (writeback_ >= 0) ::close(writeback_);
   releasePending(slot_);
   if (committed_) return;
   out_.close();
@@ -139,7 +141,18 @@ void OutputFile::write(std::string_view text) {
   if (!out_) fail(path_, "write");
 }
 
+void OutputFile::startWriteback() {
+  if (direct_) return;
+  out_.flush();
+  if (!out_) fail(path_, "write");
+  if (writeback_ < 0) writeback_ = ::open(temporary_.c_str(), O_WRONLY | O_CLOEXEC);
+  // (only a hint: where it cannot be given, commit() writes the data out as before)
+  if (writeback_ >= 0) ::sync_file_range(writeback_, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
 void OutputFile::close() {
+  if (writeback_ >= 0) ::close(writeback_);
+  writeback_ = -1;
   releasePending(slot_);
   out_.flush();
   if (!out_) fail(path_, "write");

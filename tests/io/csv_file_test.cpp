@@ -85,6 +85,33 @@ TEST(CsvFile, WritesEveryRowInOrderThroughAFullQueue) {
   std::filesystem::remove(path);
 }
 
+// Many short rows: the thread writes them in chunks (at most kWrittenBytes, whenever the queue
+// runs dry) and hands every kWritebackBytes to the device; the file has each row once, in order.
+TEST(CsvFile, WritesManyShortRowsInOrderThroughItsChunks) {
+  const std::filesystem::path path = scratchPath("short_rows.csv");
+  const int rows = 40000;  // (about 1 MB: several chunks and writebacks)
+  {
+    CsvFile csv(path.string(), {"k", "x"});
+    for (int k = 0; k < rows; ++k) csv.writeRow({static_cast<double>(k), k / 7.0});
+    csv.commit();
+  }
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "k,x");
+  int k = 0;
+  bool exact = true;
+  for (; std::getline(in, line); ++k) {
+    const std::size_t comma = line.find(',');
+    exact = exact && comma != std::string::npos && std::stod(line.substr(0, comma)) == k &&
+            std::stod(line.substr(comma + 1)) == k / 7.0;
+  }
+  EXPECT_EQ(k, rows);
+  EXPECT_TRUE(exact);
+  EXPECT_GT(std::filesystem::file_size(path), CsvFile::kWritebackBytes);
+  std::filesystem::remove(path);
+}
+
 // A device with no room (/dev/full): the writing thread's failure reaches the caller as
 // OutputError naming the file, at a later row or at the commit.
 TEST(CsvFile, AFullDiskIsAnOutputErrorNamingTheFile) {

@@ -30,6 +30,13 @@ class CsvFile {
   static constexpr std::size_t kQueuedNumbers = std::size_t{1} << 20;
   /// The thread is woken when this many rows (or a quarter of kQueuedNumbers) wait, and at the end.
   static constexpr std::size_t kBatchRows = 16;
+  /// The thread writes its formatted rows when the queue runs dry or they reach this many bytes:
+  /// one system call for many rows (the stream writes a row of more than 1 KB at once, past its
+  /// buffer: 1 001 system calls for the double four-bar's 1 001 rows).
+  static constexpr std::size_t kWrittenBytes = std::size_t{1} << 16;
+  /// After this many bytes the thread hands them to the device (OutputFile::startWriteback): the
+  /// commit's rename then has little left to write out.
+  static constexpr std::size_t kWritebackBytes = std::size_t{1} << 18;
 
   /// Opens the temporary file and writes the header. Throws OutputError if it cannot.
   CsvFile(std::string path, const std::vector<std::string>& header);
@@ -54,6 +61,12 @@ class CsvFile {
  private:
   /// The writing thread: formats and writes queued rows until told to stop.
   void writeQueuedRows();
+  /// The writing thread writes `text` (the mutex unlocked meanwhile) and empties it, and starts
+  /// the device's writeback when `unsent` bytes reach kWritebackBytes; false, with the error kept
+  /// for the producer, when it could not.
+  bool writeText(std::unique_lock<std::mutex>& lock, std::string& text, std::size_t& unsent);
+  /// Inside a catch block of the writing thread (the mutex unlocked): the error kept, the queue dropped.
+  void keepError(std::unique_lock<std::mutex>& lock);
   /// Waits until every queued row is written and the thread has ended; rethrows its error.
   void finishWriting();
   /// Throws the writing thread's error, if it had one (the mutex held).

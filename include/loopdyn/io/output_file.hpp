@@ -42,6 +42,11 @@ class OutputFile {
 
   /// Appends text; throws OutputError when it cannot be written (a full disk).
   void write(std::string_view text);
+  /// Hands what was written so far to the device without waiting for it (Linux's sync_file_range),
+  /// so that the file system places it now, on the caller's thread, and not in commit(): ext4
+  /// writes out a file's data when it replaces another by a rename (2 ms of the double four-bar's
+  /// 1.6 MB table at commit, measured). Nothing to do for a device. Throws OutputError.
+  void startWriteback();
   /// Flushes and closes; the text then replaces the target. Throws OutputError.
   void commit();
   /// Flushes and closes, then moves the text to `other` instead (a failed run's outputs go under
@@ -61,6 +66,7 @@ class OutputFile {
   std::ofstream out_;
   bool direct_ = false, committed_ = false;
   int slot_ = -1;  ///< in the table of open temporaries handled on a signal
+  int writeback_ = -1;  ///< a descriptor of the temporary file for startWriteback
 };
 
 /// Interrupted (SIGINT, SIGTERM, SIGHUP), the process renames every open OutputFile's temporary
