@@ -125,6 +125,7 @@ void BodyCoordinateEquations::evaluate(const Model& model, DynamicsWorkspace& ws
 void BodyCoordinateEquations::rateTimes(const Model&, DynamicsWorkspace& ws, const State&, const MatX& TS,
                                         MatX& AdotT) {
   // A' T~ = diag(row) C' T~, C' of the evaluation
+  LOOPDYN_ASSERT(ws.kin.C_rate.rows() == ws.kin.C.rows());  // (evaluated with rates)
   AdotT.resize(ws.kin.C_rate.rows(), TS.cols());
   for (Eigen::Index j = 0; j < AdotT.cols(); ++j)
     for (Eigen::Index i = 0; i < AdotT.rows(); ++i) AdotT(i, j) = row()(i) * ws.kin.C_rate.rowTimes(i, TS.col(j));

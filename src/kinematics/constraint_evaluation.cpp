@@ -12,7 +12,6 @@ KinematicsWorkspace::KinematicsWorkspace(const Model& model)
       C(model),
       b(VecX::Zero(model.nc())),
       Gamma(VecX::Zero(model.nc())),
-      C_rate(model),
       motion(static_cast<std::size_t>(model.nb())) {}
 
 namespace {
@@ -80,6 +79,7 @@ void evaluate(const Model& model, KinematicsWorkspace& ws, const State& x) {
 void evaluateConstraints(const Model& model, KinematicsWorkspace& ws, const State& x) { evaluate<false>(model, ws, x); }
 
 void evaluateConstraintsAndRates(const Model& model, KinematicsWorkspace& ws, const State& x) {
+  if (ws.C_rate.rows() != ws.C.rows()) ws.C_rate = ConstraintJacobian(model);
   evaluate<true>(model, ws, x);
 }
 

@@ -119,6 +119,7 @@ TEST_P(ConstraintDerivatives, RateOfCMatchesFiniteDifferencesAtRandomStates) {
     EXPECT_EQ(ws.b, plain.b);
     EXPECT_EQ(ws.Gamma, plain.Gamma);
     EXPECT_EQ(ws.Phi, plain.Phi);
+    EXPECT_EQ(plain.C_rate.rows(), 0);  // (sized by a rates evaluation only)
     const auto difference = [&](Scalar h) {
       return MatX((constraintMatrixAlong(model, probe, x, h) - constraintMatrixAlong(model, probe, x, -h)) / (2 * h));
     };
