@@ -18,13 +18,13 @@ cmake --build build-sanitize --parallel "$(nproc)"
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # (the simulations and large analyses that repeat what the plain build already checked, at 5-10x
-# the time here -- the command-line matrix of every model, method and integrator (SimulateMatrix),
-# the four added last took 95 s of the 277 s of test time in the sanitized CI run
-# of 2026-11-24; the 48-loop ladder's Lanczos sigma along its motion took 65 s of 117 on
-# 2026-11-25, its Lanczos runs under ASan in lanczos_test; and the installed-package test, which
+# the time here -- the files made only of such tests, the command-line matrix of every model,
+# method and integrator among them, and the browser tests are not built here (tests/CMakeLists.txt);
+# the single tests below: the 48-loop ladder's Lanczos sigma along its motion took 65 s of 117 on
+# 2026-11-25, its Lanczos runs under ASan in lanczos_test; the installed-package test, which
 # builds programs outside the tree without the sanitizers; the sparse routes against the dense
 # ones on models of 256 rows and more, 85 s here, and the 20,001-body ladder)
-slow='SimulateMatrix|IllConditionedLadder|CrossFormulation|HdcaStudy|LadderPassage|PartitioningSwitching|SwitchesKeepTheMotion|PaperFourBarKeepsItsCrankAngle|DriftIsJudged|RedundantEquivalence|ProjectionPaperModels|RelativeCoordinates|SingularRest|Package|LargeRedundantPlanarMechanisms|DcaOnTwoThreadsWritesTheSameFile|ReportsEveryPassageOfCloseSingularConfigurations|RunWithEveryFormulation/stewart_platform|LanczosSigmaRatioIsTheDenseOneAlongALargeLadder|LargeModels|TheSparseRouteDecidesAsTheDenseFactorisations'
+slow='IllConditionedLadder|LadderPassage|PartitioningSwitching|SwitchesKeepTheMotion|PaperFourBarKeepsItsCrankAngle|DriftIsJudged|ProjectionPaperModels|SingularRest|Package|LargeRedundantPlanarMechanisms|DcaOnTwoThreadsWritesTheSameFile|ReportsEveryPassageOfCloseSingularConfigurations|RunWithEveryFormulation/stewart_platform|LanczosSigmaRatioIsTheDenseOneAlongALargeLadder|LargeModels|TheSparseRouteDecidesAsTheDenseFactorisations'
 echo "sanitize: unit tests under ASan + UBSan (without: $slow)"
 ctest --test-dir build-sanitize --output-on-failure --parallel "$(nproc)" -E "$slow"
 
