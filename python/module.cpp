@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analyze_report.hpp"
+#include "inverse_summary.hpp"
 #include "criterion_sweep_report.hpp"
 #include "event_text.hpp"
 #include "failure_text.hpp"
@@ -264,6 +265,39 @@ py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& reque
   return out;
 }
 
+/// loopdyn.inverse: the library's inverse dynamics (loopdyn/inverse.hpp) with every row kept.
+py::dict inverseModel(const PyModel& m, const std::vector<std::string>& actuators, const std::string& trajectory,
+                      double t_end, double sample, const std::vector<std::string>& columns, const std::string& reactions) {
+  loopdyn::InverseRequest request;
+  request.actuators = actuators;
+  request.trajectory = trajectory;
+  request.t_end = t_end;
+  request.sample = sample;
+  if (!columns.empty()) request.columns = columns;
+  request.reactions = reactions;
+  loopdyn::InverseTable table;
+  {
+    py::gil_scoped_release release;
+    table = loopdyn::inverseModel(m.spec, request);
+  }
+  py::dict out;
+  const loopdyn::InverseResult& r = table.result;
+  out["ok"] = r.ok();
+  out["status"] = loopdyn::reports::inverseStatusName(r.status);
+  out["failure"] = loopdyn::reports::inverseFailureText(r);
+  out["failure_time"] = r.ok() ? 0.0 : r.t;
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(table.values.rows()));
+  for (Eigen::Index i = 0; i < table.values.rows(); ++i)
+    rows[static_cast<std::size_t>(i)].assign(table.values.row(i).begin(), table.values.row(i).end());
+  out["columns"] = columnArrays(table.columns, rows);
+  out["non_unique"] = table.non_unique;
+  out["drivers"] = table.drivers;
+  out["max_position_residual"] = r.max_position_residual;
+  out["max_velocity_residual"] = r.max_velocity_residual;
+  out["max_acceleration_residual"] = r.max_acceleration_residual;
+  return out;
+}
+
 /// The library's request, field by field (its checks are the library's, as the CLI's).
 void bindRequest(py::module_& mod) {
   py::class_<loopdyn::SimulationRequest>(mod, "_Request", "loopdyn::SimulationRequest (loopdyn.hpp)")
@@ -363,6 +397,8 @@ PYBIND11_MODULE(_loopdyn, mod) {
       "Reads and compiles a model file; ModelError lists every problem as file:line:col; what looks wrong but "
       "is not an error (an angle that looks like degrees) is a UserWarning.");
   bindRequest(mod);
+  mod.def("_inverse", &inverseModel, py::arg("model"), py::arg("actuators"), py::arg("trajectory"), py::arg("t_end"),
+          py::arg("sample"), py::arg("columns"), py::arg("reactions"));
   mod.def("_simulate", &simulateModel, py::arg("model"), py::arg("request"), py::arg("out") = "",
           py::arg("report") = "", py::arg("mark_non_unique") = false);
 }

@@ -8,6 +8,7 @@
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/ode/integrator.hpp"
 #include "loopdyn/sim/sample_columns.hpp"
+#include "row_matrix.hpp"
 
 namespace loopdyn {
 
@@ -136,10 +137,7 @@ Trajectory simulateModel(const Model& model, const SimulationRequest& request) {
 
   std::vector<std::vector<double>> rows;
   out.result = runSimulation(model, setup, x0, [&](double, const std::vector<double>& row) { rows.push_back(row); });
-  out.values.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(out.columns.size()));
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    for (std::size_t j = 0; j < rows[i].size(); ++j)
-      out.values(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
+  out.values = detail::rowMatrix(rows, out.columns.size());
   return out;
 }
 

@@ -12,4 +12,7 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code);
 /// `loopdyn simulate MODEL --t-end T --out FILE.csv [...]`: forward dynamics with reactions.
 void addSimulateCommand(CLI::App& app, int& exit_code);
 
+/// `loopdyn inverse MODEL --out FILE.csv [--actuators A,B --trajectory T.csv]`: inverse dynamics.
+void addInverseCommand(CLI::App& app, int& exit_code);
+
 }  // namespace loopdyn::cli

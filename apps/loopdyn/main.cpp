@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   loopdyn::io::keepPartialOutputsOnSignal();
   loopdyn::cli::addAnalyzeCommand(app, exit_code);
   loopdyn::cli::addSimulateCommand(app, exit_code);
+  loopdyn::cli::addInverseCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

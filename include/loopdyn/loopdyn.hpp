@@ -23,6 +23,7 @@
 #include "loopdyn/common/errors.hpp"
 #include "loopdyn/dynamics/dca/dca_uniqueness.hpp"
 #include "loopdyn/dynamics/tangent_space.hpp"
+#include "loopdyn/inverse.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/model/model.hpp"
 #include "loopdyn/sim/sample_columns.hpp"

@@ -16,9 +16,9 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from ._loopdyn import AssemblyError, InvalidArgument, Model, ModelError, OutputError, __version__, load
-from ._loopdyn import _Request, _simulate
+from ._loopdyn import _Request, _inverse, _simulate
 
-__all__ = ["AssemblyError", "InvalidArgument", "Model", "ModelError", "OutputError", "Simulation", "__version__", "load",
+__all__ = ["AssemblyError", "Inverse", "InvalidArgument", "Model", "ModelError", "OutputError", "Simulation", "__version__", "inverse", "load",
            "simulate"]
 
 
@@ -146,3 +146,47 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
         setattr(request, name, value)
     return Simulation(**_simulate(model, request, "" if out is None else os.fspath(out),
                                   "" if report is None else os.fspath(report), mark_non_unique))
+
+
+@dataclass
+class Inverse:
+    """The outcome of loopdyn.inverse: one numpy array per output column (the names of the CSV
+    `loopdyn inverse` writes: the bodies' motion, every reaction, every actuator's DRIVER.effort),
+    `non_unique` the columns the model does not determine (with redundant actuation, efforts too),
+    `drivers` the actuators, the largest residuals of the equations solved. A run that stopped (ok
+    False; status motion-not-prescribed, actuation-singular, assembly-failed, evaluation-failed or
+    inconsistent-motion, failure_time when, failure in words) keeps its rows up to there."""
+
+    ok: bool
+    status: str
+    failure: str
+    failure_time: float
+    columns: Dict[str, np.ndarray]
+    non_unique: List[str] = field(default_factory=list)
+    drivers: List[str] = field(default_factory=list)
+    max_position_residual: float = 0.0
+    max_velocity_residual: float = 0.0
+    max_acceleration_residual: float = 0.0
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.columns[name]
+
+    @property
+    def t(self) -> np.ndarray:
+        return self.columns["t"]
+
+
+def inverse(model: Model, actuators: Sequence[str] = (), trajectory: Optional[Union[str, os.PathLike]] = None,
+            t_end: float = 0, sample: float = 0.01, columns: Sequence[str] = (), reactions: str = "world") -> Inverse:
+    """Inverse dynamics (docs/inverse_dynamics.md): the efforts of the actuators and the reactions
+    of a prescribed motion, the same numbers as `loopdyn inverse MODEL --actuators A,B --trajectory
+    T.csv` (or `--t-end T_END --sample SAMPLE` for the model's own drivers). actuators: joint
+    efforts or revolute/prismatic joints; trajectory: a CSV with t and JOINT.q1 (JOINT.v1) columns,
+    e.g. a `loopdyn simulate --columns joints` output. Raises InvalidArgument (the message starts
+    with the argument's name) and ModelError (the table's file:line:col)."""
+    if isinstance(actuators, str):
+        actuators = [actuators]
+    if isinstance(columns, str):
+        columns = [columns]
+    return Inverse(**_inverse(model, list(actuators), "" if trajectory is None else os.fspath(trajectory), t_end, sample,
+                              list(columns), reactions))

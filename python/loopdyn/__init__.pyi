@@ -104,3 +104,21 @@ def simulate(model: Model, t_end: float, method: str = "lagrange", integrator: s
              projection_tolerance: float = 0, energy_tolerance: float = 0,
              max_steps: int = 1_000_000, out: Optional[Union[str, os.PathLike]] = None,
              report: Optional[Union[str, os.PathLike]] = None, mark_non_unique: bool = False) -> Simulation: ...
+
+class Inverse:
+    ok: bool
+    status: str
+    failure: str
+    failure_time: float
+    columns: Dict[str, np.ndarray]
+    non_unique: List[str]
+    drivers: List[str]
+    max_position_residual: float
+    max_velocity_residual: float
+    max_acceleration_residual: float
+    def __getitem__(self, name: str) -> np.ndarray: ...
+    @property
+    def t(self) -> np.ndarray: ...
+
+def inverse(model: Model, actuators: Sequence[str] = (), trajectory: Optional[Union[str, os.PathLike]] = None,
+            t_end: float = 0, sample: float = 0.01, columns: Sequence[str] = (), reactions: str = "world") -> Inverse: ...

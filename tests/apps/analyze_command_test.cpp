@@ -249,7 +249,7 @@ TEST(AnalyzeCommand, MisspeltOptionsGetTheNearestKnownOne) {
 TEST(AnalyzeCommand, MisspeltCommandsGetTheNearestKnownOne) {
   const CliRun r = run("analyse " + test::modelPath("double_four_bar"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.output.find("unknown command 'analyse' (did you mean 'analyze'?) (commands: analyze, simulate)"),
+  EXPECT_NE(r.output.find("unknown command 'analyse' (did you mean 'analyze'?) (commands: analyze, simulate, inverse)"),
             std::string::npos) << r.output;
 }
 

@@ -1,0 +1,72 @@
+#pragma once
+/// Inverse dynamics of a prescribed motion (issue 50): the model's drivers -- the actuators, each a
+/// rheonomic constraint coordinate(q) - f(t) = 0 whose multiplier is its effort (paper 001,
+/// eq. (10)) -- prescribe every freedom, so at each time the positions follow from the constraints
+/// (assembly, continued from the time before), the velocities from C v + b = 0 and the
+/// accelerations from C a = Gamma; the multipliers then solve C^T lambda = F - M a with the least
+/// (scaled) norm where the model leaves them free (lagrange's solve, docs/formulations.md). Nothing
+/// is integrated: each time's answer is exact to rounding for the profiles given.
+///
+/// Which efforts and reactions the model determines is the uniqueness analysis of the drivers' and
+/// joints' rows (analysis/reaction_uniqueness.hpp): with more actuators than freedoms the efforts
+/// of the redundant ones are not unique (the least-norm choice is given, and said to be one).
+
+#include <functional>
+#include <vector>
+
+#include "loopdyn/analysis/constraint_rank.hpp"
+#include "loopdyn/kinematics/assembly.hpp"
+#include "loopdyn/sim/simulation.hpp"
+
+namespace loopdyn {
+
+/// How an inverse-dynamics run ended, as data.
+enum class InverseStatus {
+  Completed,
+  /// The drivers leave freedoms: the motion is not prescribed (InverseResult::freedoms of them).
+  MotionNotPrescribed,
+  /// At a pose where the drivers' rows lose rank (a parallel robot's type-II singular
+  /// configuration): the accelerations are not determined there and the efforts are unbounded.
+  ActuationSingular,
+  /// No configuration satisfies the constraints at that time (AssemblyResult::failure).
+  AssemblyFailed,
+  /// The equations of motion could not be solved there.
+  EvaluationFailed,
+  /// The prescribed accelerations disagree: no motion meets C a = Gamma to the tolerance
+  /// (InverseOptions::acceleration_tolerance), as when redundant actuators' trajectories are not
+  /// consistent (a spline through coarse samples: sample finer or give the rates).
+  InconsistentMotion,
+};
+
+struct InverseResult {
+  InverseStatus status = InverseStatus::Completed;
+  bool ok() const { return status == InverseStatus::Completed; }
+  int samples = 0;
+  Scalar t = 0;       ///< the time it failed at (the last time when completed)
+  int freedoms = 0;   ///< MotionNotPrescribed, ActuationSingular: n - rank C there
+  int generic_rank = 0;
+  AssemblyFailure assembly;  ///< AssemblyFailed
+  Problem problem;           ///< EvaluationFailed
+  /// The largest ||Phi_s|| / L and ||diag(row)(C v + b)|| / L of the samples, and the largest
+  /// ||diag(row)(C a - Gamma)|| / L (1/s^2): the residuals of the equations solved.
+  Scalar max_position_residual = 0, max_velocity_residual = 0, max_acceleration_residual = 0;
+  Scalar acceleration_bound = 0;  ///< InconsistentMotion: the bound the residual exceeded (1/s^2)
+};
+
+struct InverseOptions {
+  AssemblyOptions assembly;
+  /// The rank threshold of C's rank at each time (analysis/constraint_rank.hpp).
+  Scalar rank_threshold = kRankThreshold;
+  /// The largest ||diag(row)(C a - Gamma)|| / L accepted, relative to max(||diag(row) Gamma|| / L,
+  /// 1 1/s^2): a least-squares a that misses more is not the prescribed motion.
+  Scalar acceleration_tolerance = 1e-6;
+};
+
+/// The motion the model's drivers prescribe at `times` (increasing), from the assembled `x0`
+/// (its time the first or earlier): each time's state, accelerations, multipliers, reactions and
+/// energies to on_sample (Sample: position and velocity violations are the residuals; work is
+/// zero). Stops at the first time it cannot answer (InverseResult::status).
+InverseResult inverseDynamics(const Model& model, const State& x0, const std::vector<Scalar>& times,
+                              const std::function<void(const Sample&)>& on_sample, const InverseOptions& options = {});
+
+}  // namespace loopdyn

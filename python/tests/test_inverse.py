@@ -1,0 +1,43 @@
+"""loopdyn.inverse: the command line's inverse dynamics (docs/inverse_dynamics.md) from Python."""
+
+import os
+import tempfile
+import unittest
+
+import numpy as np
+
+import loopdyn
+
+MODELS = os.environ["LOOPDYN_MODELS_DIR"]
+
+
+class Inverse(unittest.TestCase):
+    def test_the_drivers_efforts_are_simulates(self):
+        model = loopdyn.load(os.path.join(MODELS, "five_bar.yaml"))
+        forward = loopdyn.simulate(model, t_end=0.2, sample=0.05, rtol=1e-11)
+        run = loopdyn.inverse(model, t_end=0.2, sample=0.05)
+        self.assertTrue(run.ok, run.failure)
+        self.assertEqual(run.drivers, ["drive1", "drive2"])
+        self.assertEqual(run.non_unique, [])
+        scale = np.abs(forward["drive1.effort"]).max()
+        self.assertLess(np.abs(run["drive1.effort"] - forward["drive1.effort"]).max(), 1e-8 * scale)
+
+    def test_a_motor_from_its_motion_and_the_doors_errors(self):
+        model = loopdyn.load(os.path.join(MODELS, "slider_crank.yaml"))
+        with tempfile.TemporaryDirectory() as scratch:
+            motion = os.path.join(scratch, "motion.csv")
+            loopdyn.simulate(model, t_end=0.1, sample=0.001, rtol=1e-11, columns=["joints"], out=motion)
+            run = loopdyn.inverse(model, actuators="motor", trajectory=motion)
+            self.assertTrue(run.ok, run.failure)
+            self.assertLess(np.abs(run["motor.effort"][:-8] - 2).max(), 2e-8)
+            with self.assertRaisesRegex(loopdyn.InvalidArgument, "actuators: 'motr' is neither"):
+                loopdyn.inverse(model, actuators="motr", trajectory=motion)
+            with self.assertRaisesRegex(loopdyn.ModelError, r"motion.columns.json:2:1: error: .* is not a finite number"):
+                loopdyn.inverse(model, actuators="motor", trajectory=os.path.join(scratch, "motion.columns.json"))
+        free = loopdyn.inverse(loopdyn.load(os.path.join(MODELS, "double_four_bar.yaml")), t_end=0.1)
+        self.assertFalse(free.ok)
+        self.assertEqual(free.status, "motion-not-prescribed")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,80 @@
+#include "inverse_summary.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "report_format.hpp"
+
+namespace loopdyn::reports {
+
+std::string inverseStatusName(InverseStatus status) {
+  switch (status) {
+    case InverseStatus::Completed: return "completed";
+    case InverseStatus::MotionNotPrescribed: return "motion-not-prescribed";
+    case InverseStatus::ActuationSingular: return "actuation-singular";
+    case InverseStatus::AssemblyFailed: return "assembly-failed";
+    case InverseStatus::EvaluationFailed: return "evaluation-failed";
+    case InverseStatus::InconsistentMotion: return "inconsistent-motion";
+  }
+  return "?";
+}
+
+std::string inverseFailureText(const InverseResult& r) {
+  const std::string at = "at t = " + formatNumber(r.t) + ": ";
+  switch (r.status) {
+    case InverseStatus::Completed: return {};
+    case InverseStatus::MotionNotPrescribed:
+      return "the actuators and drivers leave " + std::to_string(r.freedoms) +
+             " freedom(s) of the mechanism unprescribed (generic rank " + std::to_string(r.generic_rank) +
+             "): inverse dynamics needs the motion determined; add actuators";
+    case InverseStatus::ActuationSingular:
+      return at + "a singular configuration of the actuation: the constraints' rank falls below " +
+             std::to_string(r.generic_rank) + ", leaving " + std::to_string(r.freedoms) +
+             " freedom(s) the actuators do not control (their efforts are unbounded there)";
+    case InverseStatus::AssemblyFailed: return at + "no configuration meets the prescribed motion: " + assemblyFailureText(r.assembly);
+    case InverseStatus::EvaluationFailed: return at + "the equations of motion cannot be solved: " + problemText(r.problem);
+    case InverseStatus::InconsistentMotion:
+      return at + "the prescribed accelerations disagree by " + formatNumber(r.max_acceleration_residual) +
+             " 1/s^2 (scaled; at most " + formatNumber(r.acceleration_bound) +
+             " accepted): the trajectories of redundant actuators are not consistent (sample them finer, or give "
+             "their rates)";
+  }
+  return {};
+}
+
+std::string inverseText(const InverseRun& run) {
+  std::ostringstream out;
+  out << "model        " << run.model_name << " (" << run.model_path << ")\n";
+  out << "motion       " << (run.trajectory.empty() ? "the model's drivers" : run.trajectory) << '\n';
+  std::string drivers;
+  for (const std::string& d : run.drivers) drivers += (drivers.empty() ? "" : ", ") + d;
+  out << "actuators    " << (drivers.empty() ? "(none)" : drivers) << '\n';
+  out << "samples      " << run.result.samples << " of " << run.times << '\n';
+  out << "residuals    positions " << formatNumber(run.result.max_position_residual) << ", velocities "
+      << formatNumber(run.result.max_velocity_residual) << " 1/s, accelerations "
+      << formatNumber(run.result.max_acceleration_residual) << " 1/s^2 (scaled, largest)\n";
+  if (run.result.samples == 0 && !run.result.ok()) {
+    out << "FAILED       " << inverseFailureText(run.result) << '\n';
+    return out.str();
+  }
+  std::vector<std::string> efforts;
+  for (const std::string& d : run.drivers)
+    if (std::find(run.non_unique.begin(), run.non_unique.end(), d + ".effort") != run.non_unique.end())
+      efforts.push_back(d);
+  if (efforts.empty()) {
+    out << "efforts      unique (the model determines every actuator's effort)\n";
+  } else {
+    std::string list;
+    for (const std::string& e : efforts) list += (list.empty() ? "" : ", ") + e;
+    out << "efforts      NOT unique: " << list
+        << " (redundant actuation: their values are the least-norm choice, one of many)\n";
+  }
+  out << "non-unique   " << run.non_unique.size() << " column(s)";
+  if (!run.non_unique.empty()) out << " (listed in the columns sidecar)";
+  out << '\n';
+  if (!run.out_path.empty() && run.result.ok()) out << "output       " << run.out_path << '\n';
+  if (!run.result.ok()) out << "FAILED       " << inverseFailureText(run.result) << '\n';
+  return out.str();
+}
+
+}  // namespace loopdyn::reports

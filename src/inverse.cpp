@@ -1,0 +1,172 @@
+// The front door of inverse dynamics (include/loopdyn/inverse.hpp): the actuators become drivers
+// that follow the trajectory's table.
+
+#include "loopdyn/inverse.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "loopdyn/common/spelling.hpp"
+#include "loopdyn/io/csv_table.hpp"
+#include "row_matrix.hpp"
+
+namespace loopdyn {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& field, const std::string& message) {
+  throw InvalidArgument(field + ": " + message);
+}
+
+[[noreturn]] void tableError(const io::CsvTable& table, int line, const std::string& message) {
+  throw ModelError({Diagnostic{SourceLocation{table.path, line, 1}, message}});
+}
+
+/// The joint an actuator acts in, and its driver's name: a joint effort's (the force removed from
+/// spec, its driver taking its name) or a joint's own (the driver JOINT.actuator).
+struct Actuator {
+  std::string driver, joint;
+};
+
+Actuator resolveActuator(ModelSpec& spec, const std::string& name) {
+  const auto force = std::find_if(spec.forces.begin(), spec.forces.end(), [&](const ForceSpec& f) { return f.name == name; });
+  if (force != spec.forces.end()) {
+    if (force->type != ForceType::JointEffort)
+      refuse("actuators", "'" + name + "' is a force but not a joint effort: an actuator acts in a joint");
+    Actuator a{name, force->joint};
+    spec.forces.erase(force);
+    return a;
+  }
+  if (std::any_of(spec.joints.begin(), spec.joints.end(), [&](const JointSpec& j) { return j.name == name; }))
+    return Actuator{name + ".actuator", name};
+  std::vector<std::string> known;
+  for (const ForceSpec& f : spec.forces)
+    if (f.type == ForceType::JointEffort) known.push_back(f.name);
+  for (const JointSpec& j : spec.joints) known.push_back(j.name);
+  refuse("actuators", "'" + name + "' is neither a joint effort nor a joint of the model" + didYouMean(name, known));
+}
+
+/// The driver's target for a one-coordinate joint: its rotation (revolute) or translation (prismatic).
+DriverTarget targetOf(const ModelSpec& spec, const Actuator& a) {
+  const JointSpec& joint = *std::find_if(spec.joints.begin(), spec.joints.end(), [&](const JointSpec& j) { return j.name == a.joint; });
+  if (joint.type == JointType::Revolute) return DriverTarget::JointRotation;
+  if (joint.type == JointType::Prismatic) return DriverTarget::JointTranslation;
+  refuse("actuators", "'" + a.joint + "' is a " + std::string(jointTypeName(joint.type)) +
+                          " joint: an actuator drives a revolute or prismatic joint's one coordinate");
+}
+
+/// Column `name` of the table, or nothing.
+const std::vector<Scalar>* column(const io::CsvTable& table, const std::string& name) {
+  const int j = table.find(name);
+  return j < 0 ? nullptr : &table.columns[static_cast<std::size_t>(j)];
+}
+
+/// The table's times: column t, increasing strictly, at least 4 rows (the trajectory's splines).
+std::vector<Scalar> tableTimes(const io::CsvTable& table) {
+  const std::vector<Scalar>* t = column(table, "t");
+  if (!t) tableError(table, table.header_line, "no column 't' (the times)" + didYouMean("t", table.names));
+  for (std::size_t i = 1; i < t->size(); ++i)
+    if (!((*t)[i] > (*t)[i - 1]))
+      tableError(table, table.lines[i], "the times must increase strictly (t = " + std::to_string((*t)[i]) + " after " +
+                                            std::to_string((*t)[i - 1]) + ")");
+  if (t->size() < 4) tableError(table, table.lines.back(), "a trajectory needs at least 4 rows (its splines' fewest)");
+  return *t;
+}
+
+/// The driver on actuator a following the table's column JOINT.q1 (with JOINT.v1 its rates, if given).
+DriverSpec trajectoryDriver(const ModelSpec& spec, const Actuator& a, const io::CsvTable& table,
+                            const std::vector<Scalar>& times) {
+  const std::vector<Scalar>* q = column(table, a.joint + ".q1");
+  if (!q)
+    tableError(table, table.header_line,
+               "no column '" + a.joint + ".q1' (the coordinate of the actuated joint '" + a.joint + "')" +
+                   didYouMean(a.joint + ".q1", table.names));
+  const std::vector<Scalar>* v = column(table, a.joint + ".v1");
+  DriverSpec d;
+  d.name = a.driver;
+  d.target = targetOf(spec, a);
+  d.joint = a.joint;
+  d.profile = Profile::trajectory(times, *q, v ? *v : std::vector<Scalar>{});
+  d.where = SourceLocation{table.path, table.header_line, 1};
+  return d;
+}
+
+/// The run's times without a table: from t0 to t_end every `sample` (the last one at t_end).
+std::vector<Scalar> sampledTimes(Scalar t0, const InverseRequest& request) {
+  if (!(request.t_end > t0) || !std::isfinite(request.t_end))
+    refuse("t_end", "must be after the initial time " + std::to_string(t0) + " (or give a trajectory)");
+  if (!(request.sample > 0) || !std::isfinite(request.sample)) refuse("sample", "must be positive");
+  const double count = std::ceil((request.t_end - t0) / request.sample - 1e-9);
+  if (count > 1e7) refuse("sample", "more than 10 million samples");
+  std::vector<Scalar> times;
+  for (long i = 0; i < static_cast<long>(count); ++i) times.push_back(t0 + static_cast<Scalar>(i) * request.sample);
+  times.push_back(request.t_end);
+  return times;
+}
+
+}  // namespace
+
+InverseSetup setUpInverse(const ModelSpec& spec_in, const InverseRequest& request) {
+  ModelSpec spec = spec_in;
+  std::vector<Actuator> actuators;
+  for (const std::string& name : request.actuators) {
+    if (std::any_of(actuators.begin(), actuators.end(), [&](const Actuator& a) { return a.driver == name || a.joint == name; }))
+      refuse("actuators", "'" + name + "' is named twice");
+    actuators.push_back(resolveActuator(spec, name));
+    targetOf(spec, actuators.back());
+  }
+  std::vector<Scalar> times;
+  if (!request.trajectory.empty()) {
+    const io::CsvTable table = io::readCsvTable(request.trajectory);
+    times = tableTimes(table);
+    for (const Actuator& a : actuators) spec.drivers.push_back(trajectoryDriver(spec, a, table, times));
+  } else if (!actuators.empty()) {
+    refuse("actuators", "an actuator follows a trajectory: give one (a CSV with t and JOINT.q1 columns)");
+  }
+  InverseSetup setup{compile(std::move(spec)), {}, {}, {}, {}, {}};
+  for (const Actuator& a : actuators) setup.drivers.push_back(a.driver);
+  State guess = initialState(setup.model);
+  if (times.empty()) times = sampledTimes(guess.t, request);
+  guess.t = times.front();
+  KinematicsWorkspace kin(setup.model);
+  AssemblyOptions assembly;
+  assembly.keep_prescribed_velocities = false;
+  setup.start = assemble(setup.model, kin, guess, assembly);
+  setup.times = std::move(times);
+  const ColumnOptions options = columnOptionsFor(request.columns, request.reactions, 0, false);
+  if (setup.start.converged) setup.uniqueness = uniquenessMarks(setup.model, setup.start.state, options);
+  setup.columns = std::make_unique<SampleColumns>(setup.model, setup.uniqueness, options);
+  return setup;
+}
+
+std::vector<std::string> driverNames(const Model& model) {
+  std::vector<std::string> names;
+  for (const Pair& pair : model.pairs())
+    if (pair.type == "driver") names.push_back(pair.name);
+  return names;
+}
+
+InverseTable inverseModel(const ModelSpec& spec, const InverseRequest& request) {
+  InverseSetup setup = setUpInverse(spec, request);
+  InverseTable out;
+  out.columns = setup.columns->names();
+  out.non_unique = setup.columns->nonUniqueNames();
+  out.drivers = driverNames(setup.model);
+  out.start = setup.start;
+  if (!setup.start.converged) {
+    out.result.status = InverseStatus::AssemblyFailed;
+    out.result.t = setup.times.front();
+    out.result.assembly = setup.start.failure;
+    return out;
+  }
+  std::vector<std::vector<double>> rows;
+  std::vector<double> row;
+  out.result = inverseDynamics(setup.model, setup.start.state, setup.times, [&](const Sample& sample) {
+    setup.columns->fill(setup.model, sample, row);
+    rows.push_back(row);
+  });
+  out.values = detail::rowMatrix(rows, out.columns.size());
+  return out;
+}
+
+}  // namespace loopdyn

@@ -1,0 +1,202 @@
+// Inverse dynamics (issue 50): a prescribed motion's efforts and reactions against forward
+// dynamics, redundant actuation's non-unique efforts, and the poses where actuation fails.
+
+#include "loopdyn/inverse.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "loopdyn/io/model_reader.hpp"
+#include "loopdyn/loopdyn.hpp"
+#include "test_models.hpp"
+
+namespace loopdyn {
+namespace {
+
+/// Column `name` of a table's values.
+VecX column(const std::vector<std::string>& names, const MatX& values, const std::string& name) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  EXPECT_NE(it, names.end()) << name;
+  return it == names.end() ? VecX() : VecX(values.col(it - names.begin()));
+}
+
+/// The largest difference of the columns both tables have (but t, the violations -- the integration's
+/// drift against the inverse run's residuals -- and `skip`) whose values are unique in both,
+/// relative to the forward column's largest value (at least 1e-3).
+Scalar worstRelativeDifference(const Trajectory& forward, const InverseTable& inverse,
+                               const std::vector<std::string>& skip) {
+  Scalar worst = 0;
+  for (std::size_t j = 0; j < inverse.columns.size(); ++j) {
+    const std::string& name = inverse.columns[j];
+    const auto in = [&](const std::vector<std::string>& list) { return std::find(list.begin(), list.end(), name) != list.end(); };
+    if (name == "t" || name.rfind("violation.", 0) == 0 || in(skip) || in(inverse.non_unique) || in(forward.non_unique)) continue;
+    const auto f = std::find(forward.columns.begin(), forward.columns.end(), name);
+    if (f == forward.columns.end()) continue;
+    const VecX a = forward.values.col(f - forward.columns.begin()), b = inverse.values.col(static_cast<Eigen::Index>(j));
+    worst = std::max(worst, (a - b).cwiseAbs().maxCoeff() / std::max<Scalar>(a.cwiseAbs().maxCoeff(), 1e-3));
+  }
+  return worst;
+}
+
+/// `loopdyn simulate`'s table written as its CSV would be (every digit kept).
+std::string writeCsv(const Trajectory& run, const std::string& name) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream out(path);
+  for (std::size_t j = 0; j < run.columns.size(); ++j) out << (j ? "," : "") << run.columns[j];
+  out << '\n';
+  char text[32];
+  for (Eigen::Index i = 0; i < run.values.rows(); ++i) {
+    for (Eigen::Index j = 0; j < run.values.cols(); ++j) {
+      std::snprintf(text, sizeof text, "%.17g", run.values(i, j));
+      out << (j ? "," : "") << text;
+    }
+    out << '\n';
+  }
+  return path;
+}
+
+SimulationRequest accurate(Scalar t_end, Scalar sample) {
+  SimulationRequest r;
+  r.t_end = t_end;
+  r.sample = sample;
+  r.rtol = 1e-11;
+  r.columns = {"all"};
+  return r;
+}
+
+// The bundled models whose drivers prescribe every freedom: the efforts and the unique reactions
+// of the prescribed motion are forward dynamics' own (which integrates that motion to rtol).
+TEST(InverseDynamics, DriversEffortsAndReactionsAreForwardDynamicsOwn) {
+  for (const char* name : {"five_bar", "three_rpr", "stewart_platform", "jansen_linkage"}) {
+    const ModelSpec spec = io::readModelFile(test::modelPath(name));
+    const Trajectory forward = simulateModel(compile(spec), accurate(0.5, 0.05));
+    ASSERT_TRUE(forward.result.ok) << name;
+    InverseRequest request;
+    request.t_end = 0.5;
+    request.sample = 0.05;
+    const InverseTable inverse = inverseModel(spec, request);
+    ASSERT_TRUE(inverse.result.ok()) << name;
+    ASSERT_EQ(inverse.values.rows(), forward.values.rows()) << name;
+    EXPECT_LT(worstRelativeDifference(forward, inverse, {}), 1e-8) << name;
+    EXPECT_LT(inverse.result.max_acceleration_residual, 1e-9) << name;
+  }
+}
+
+// A motor's torque recovered from the motion it caused: simulate's CSV (joint angles and rates
+// every 1 ms) is the trajectory of the crank's joint. Inside it the effort comes back to 1e-8 of
+// the 2 N m and every unique reaction and the bodies' motion are simulate's; at the last knots the
+// spline's end condition and the one-sided differentiation of the data leave more (measured
+// 3.4e-7 relative at the last knot, decaying inwards by 2 - sqrt(3) a knot: profile.hpp).
+TEST(InverseDynamics, RecoversAJointEffortFromTheMotionItCaused) {
+  const ModelSpec spec = io::readModelFile(test::modelPath("slider_crank"));
+  const Trajectory forward = simulateModel(compile(spec), accurate(0.4, 0.001));
+  ASSERT_TRUE(forward.result.ok);
+  InverseRequest request;
+  request.actuators = {"motor"};
+  request.trajectory = writeCsv(forward, "loopdyn_inverse_slider_crank.csv");
+  const InverseTable inverse = inverseModel(spec, request);
+  std::filesystem::remove(request.trajectory);
+  ASSERT_TRUE(inverse.result.ok());
+  EXPECT_EQ(inverse.drivers, std::vector<std::string>{"motor"});
+  const VecX error = column(inverse.columns, inverse.values, "motor.effort").array() - 2;
+  const Eigen::Index inside = error.size() - 8;  // (the end condition's error decays below 1e-8 by then)
+  EXPECT_LT(error.head(inside).cwiseAbs().maxCoeff(), 2e-8);
+  EXPECT_LT(error.cwiseAbs().maxCoeff(), 2e-6);
+  Trajectory forward_inside = forward;
+  forward_inside.values = forward.values.topRows(inside);
+  InverseTable inverse_inside = inverse;
+  inverse_inside.values = inverse.values.topRows(inside);
+  EXPECT_LT(worstRelativeDifference(forward_inside, inverse_inside, {"motor.effort"}), 1e-8);
+}
+
+// The five-bar with a third actuator in the passive joint B: three efforts for two freedoms. None
+// is unique (an internal preload between the three leaves the motion as it is), and the run says
+// so; what is unique is their power along the motion, sum_i effort_i * rate_i = (F - M a) . v
+// (the joints' reactions do no work on an admissible motion), which equals the two-actuator run's.
+TEST(InverseDynamics, RedundantActuationHasNonUniqueEffortsWithTheirPowerUnique) {
+  const ModelSpec spec = io::readModelFile(test::modelPath("five_bar"));
+  const Trajectory forward = simulateModel(compile(spec), accurate(0.3, 0.001));
+  ASSERT_TRUE(forward.result.ok);
+  InverseRequest request;
+  request.trajectory = writeCsv(forward, "loopdyn_inverse_five_bar.csv");
+  const InverseTable two = inverseModel(spec, request);
+  request.actuators = {"B"};
+  const InverseTable three = inverseModel(spec, request);
+  std::filesystem::remove(request.trajectory);
+  ASSERT_TRUE(two.result.ok());
+  ASSERT_TRUE(three.result.ok()) << three.result.max_acceleration_residual;
+  for (const char* effort : {"drive1.effort", "drive2.effort"}) {
+    EXPECT_EQ(std::count(two.non_unique.begin(), two.non_unique.end(), effort), 0) << effort;
+    EXPECT_EQ(std::count(three.non_unique.begin(), three.non_unique.end(), effort), 1) << effort;
+  }
+  EXPECT_EQ(std::count(three.non_unique.begin(), three.non_unique.end(), "B.actuator.effort"), 1);
+  const auto power = [&](const InverseTable& run, bool with_b) {
+    VecX p = column(run.columns, run.values, "drive1.effort").cwiseProduct(column(forward.columns, forward.values, "A.v1")) +
+             column(run.columns, run.values, "drive2.effort").cwiseProduct(column(forward.columns, forward.values, "E.v1"));
+    if (with_b) p += column(run.columns, run.values, "B.actuator.effort").cwiseProduct(column(forward.columns, forward.values, "B.v1"));
+    return p;
+  };
+  const VecX p2 = power(two, false), p3 = power(three, true);
+  EXPECT_LT((p2 - p3).cwiseAbs().maxCoeff(), 1e-7 * p2.cwiseAbs().maxCoeff());
+  // and the individual efforts do differ from the two-actuator ones: a choice was made
+  EXPECT_GT((column(two.columns, two.values, "drive1.effort") - column(three.columns, three.values, "drive1.effort"))
+                .cwiseAbs()
+                .maxCoeff(),
+            0.1);
+}
+
+// 3-RPR at its type-II singular pose (models/three_rpr_singular.yaml): the drivers' rows lose rank
+// there, the actuators do not control one freedom; a mechanism whose drivers leave a freedom
+// (the mobile robot) is not a prescribed motion. Neither gives a row.
+TEST(InverseDynamics, SaysWhereActuationIsSingularOrTheMotionNotPrescribed) {
+  InverseRequest request;
+  request.t_end = 0.1;
+  const InverseTable singular = inverseModel(io::readModelFile(test::modelPath("three_rpr_singular")), request);
+  EXPECT_EQ(singular.result.status, InverseStatus::ActuationSingular);
+  EXPECT_EQ(singular.result.freedoms, 1);
+  EXPECT_EQ(singular.values.rows(), 0);
+  const InverseTable free = inverseModel(io::readModelFile(test::modelPath("mobile_robot")), request);
+  EXPECT_EQ(free.result.status, InverseStatus::MotionNotPrescribed);
+  EXPECT_EQ(free.result.freedoms, 1);
+}
+
+// A redundant actuator whose trajectory disagrees with the others' (splines through 20 ms samples)
+// is no prescribed motion: the run stops, and says by how much they disagree.
+TEST(InverseDynamics, InconsistentRedundantTrajectoriesStopTheRun) {
+  const ModelSpec spec = io::readModelFile(test::modelPath("five_bar"));
+  SimulationRequest coarse = accurate(0.3, 0.02);
+  const Trajectory forward = simulateModel(compile(spec), coarse);
+  InverseRequest request;
+  request.actuators = {"B"};
+  request.trajectory = writeCsv(forward, "loopdyn_inverse_five_bar_coarse.csv");
+  const InverseTable three = inverseModel(spec, request);
+  std::filesystem::remove(request.trajectory);
+  EXPECT_EQ(three.result.status, InverseStatus::InconsistentMotion);
+  EXPECT_GT(three.result.max_acceleration_residual, three.result.acceleration_bound);
+}
+
+TEST(InverseDynamics, RequestProblemsNameTheField) {
+  const ModelSpec spec = io::readModelFile(test::modelPath("slider_crank"));
+  InverseRequest request;
+  request.actuators = {"motr"};
+  request.trajectory = "unused.csv";
+  try {
+    inverseModel(spec, request);
+    ADD_FAILURE() << "no error";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("actuators: 'motr' is neither"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("did you mean 'motor'"), std::string::npos) << e.what();
+  }
+  request.actuators = {"rail"};  // a prismatic joint: fine; a table that is not there is the file's error
+  request.trajectory = "/nonexistent/trajectory.csv";
+  EXPECT_THROW(inverseModel(spec, request), ModelError);
+  request.actuators = {"motor"};
+  request.trajectory.clear();
+  EXPECT_THROW(inverseModel(spec, request), InvalidArgument);  // an actuator needs a trajectory
+}
+
+}  // namespace
+}  // namespace loopdyn
