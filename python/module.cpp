@@ -292,6 +292,13 @@ py::dict inverseModel(const PyModel& m, const std::vector<std::string>& actuator
   out["columns"] = columnArrays(table.columns, rows);
   out["non_unique"] = table.non_unique;
   out["drivers"] = table.drivers;
+  py::list preloads;  // each a dict driver -> coefficient
+  for (const loopdyn::VecX& p : table.preloads) {
+    py::dict d;
+    for (std::size_t i = 0; i < table.drivers.size(); ++i) d[py::str(table.drivers[i])] = p(static_cast<Eigen::Index>(i));
+    preloads.append(d);
+  }
+  out["preloads"] = preloads;
   out["max_position_residual"] = r.max_position_residual;
   out["max_velocity_residual"] = r.max_velocity_residual;
   out["max_acceleration_residual"] = r.max_acceleration_residual;

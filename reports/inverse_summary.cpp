@@ -1,6 +1,7 @@
 #include "inverse_summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "report_format.hpp"
@@ -42,6 +43,17 @@ std::string inverseFailureText(const InverseResult& r) {
   return {};
 }
 
+std::string preloadText(const VecX& preload, const std::vector<std::string>& drivers) {
+  std::string text;
+  for (Eigen::Index i = 0; i < preload.size(); ++i) {
+    const Scalar c = preload(i);
+    if (std::abs(c) < 1e-12) continue;
+    text += text.empty() ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + ");
+    text += formatNumber(std::abs(c)) + " " + drivers[static_cast<std::size_t>(i)];
+  }
+  return text;
+}
+
 std::string inverseText(const InverseRun& run) {
   std::ostringstream out;
   out << "model        " << run.model_name << " (" << run.model_path << ")\n";
@@ -68,6 +80,9 @@ std::string inverseText(const InverseRun& run) {
     for (const std::string& e : efforts) list += (list.empty() ? "" : ", ") + e;
     out << "efforts      NOT unique: " << list
         << " (redundant actuation: their values are the least-norm choice, one of many)\n";
+    for (const VecX& preload : run.preloads)
+      out << "preload      " << preloadText(preload, run.drivers)
+          << " (efforts added in this ratio change no motion; at the start)\n";
   }
   out << "non-unique   " << run.non_unique.size() << " column(s)";
   if (!run.non_unique.empty()) out << " (listed in the columns sidecar)";

@@ -21,9 +21,14 @@ struct InverseRun {
   std::string model_name, model_path, trajectory, out_path;
   std::vector<std::string> drivers;       ///< every driver of the prescribed model (the actuators')
   std::vector<std::string> non_unique;    ///< the columns whose values the model does not determine
+  std::vector<VecX> preloads;             ///< InverseSetup::preloads (over drivers)
   std::size_t times = 0;
   InverseResult result;
 };
+
+/// A preload in words: "0.63 drive1 - 0.43 drive2 + 0.64 B.actuator" (the drivers' efforts in
+/// this ratio change no motion).
+std::string preloadText(const VecX& preload, const std::vector<std::string>& drivers);
 
 /// The text summary: the actuators, samples, residuals, which efforts and reactions are unique.
 std::string inverseText(const InverseRun& run);

@@ -50,8 +50,8 @@ std::optional<InverseSetup> setUp(const InverseCommandOptions& o, int& exit_code
 /// Runs the set-up request into the opened files; the exit code.
 int runInto(const InverseCommandOptions& o, InverseSetup& setup, io::CsvFile& csv, io::OutputFile& sidecar) {
   std::vector<double> row;
-  InverseRun run{setup.model.name(), o.model_path, o.request.trajectory, o.out_path, driverNames(setup.model),
-                 setup.columns->nonUniqueNames(), setup.times.size(), {}};
+  InverseRun run{setup.model.name(), o.model_path,           o.request.trajectory, o.out_path, driverNames(setup.model),
+                 setup.columns->nonUniqueNames(), setup.preloads, setup.times.size(), {}};
   run.result = inverseDynamics(setup.model, setup.start.state, setup.times, [&](const Sample& sample) {
     setup.columns->fill(setup.model, sample, row);
     csv.writeRow(row);

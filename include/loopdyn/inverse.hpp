@@ -48,6 +48,9 @@ struct InverseSetup {
   std::vector<std::string> drivers;    ///< the actuators' drivers, in the request's order
   UniquenessReport uniqueness;         ///< what decides the columns' marks (uniquenessMarks)
   std::unique_ptr<SampleColumns> columns;
+  /// Redundant actuation's preloads at the start: an orthonormal basis of the efforts' free
+  /// combinations (effortPreloads), one vector per preload, entries in driverNames' order.
+  std::vector<VecX> preloads;
 };
 
 /// Sets up `request` on `spec`. Throws ModelError ("file:line:col: error: ...") for what is wrong
@@ -59,11 +62,19 @@ InverseSetup setUpInverse(const ModelSpec& spec, const InverseRequest& request);
 /// The names of the model's drivers, in its order: an inverse run's actuators.
 std::vector<std::string> driverNames(const Model& model);
 
+/// The combinations of the drivers' efforts the model leaves free at x (redundant actuation: an
+/// internal preload that changes no motion): the drivers' rows of the null space of C^T (C^T lambda
+/// = 0 moves nothing, paper 001 sect. 2), orthonormalised, one vector per independent preload, in
+/// driverNames' order; empty when every effort is unique. Dense SVDs: for models of at most
+/// kSparseRows equations (larger ones get an empty list).
+std::vector<VecX> effortPreloads(const Model& model, const State& x, Scalar rank_threshold = kRankThreshold);
+
 /// An inverse-dynamics run's rows and outcome.
 struct InverseTable {
   std::vector<std::string> columns;     ///< the CSV's column names (sim/sample_columns.hpp)
   std::vector<std::string> non_unique;  ///< the columns whose values the model does not determine
   std::vector<std::string> drivers;     ///< every driver of the prescribed model: the actuators
+  std::vector<VecX> preloads;           ///< InverseSetup::preloads
   MatX values;                          ///< one row per time, one column per name
   AssemblyResult start;                 ///< the assembly at the first time
   InverseResult result;                 ///< completed, or why and when not

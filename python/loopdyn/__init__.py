@@ -153,7 +153,8 @@ class Inverse:
     """The outcome of loopdyn.inverse: one numpy array per output column (the names of the CSV
     `loopdyn inverse` writes: the bodies' motion, every reaction, every actuator's DRIVER.effort),
     `non_unique` the columns the model does not determine (with redundant actuation, efforts too),
-    `drivers` the actuators, the largest residuals of the equations solved. A run that stopped (ok
+    `drivers` the actuators, `preloads` the efforts' free combinations at the start (redundant
+    actuation: each a dict driver -> coefficient, an orthonormal basis), the largest residuals of the equations solved. A run that stopped (ok
     False; status motion-not-prescribed, actuation-singular, assembly-failed, evaluation-failed or
     inconsistent-motion, failure_time when, failure in words) keeps its rows up to there."""
 
@@ -164,6 +165,7 @@ class Inverse:
     columns: Dict[str, np.ndarray]
     non_unique: List[str] = field(default_factory=list)
     drivers: List[str] = field(default_factory=list)
+    preloads: List[Dict[str, float]] = field(default_factory=list)
     max_position_residual: float = 0.0
     max_velocity_residual: float = 0.0
     max_acceleration_residual: float = 0.0

@@ -113,6 +113,7 @@ class Inverse:
     columns: Dict[str, np.ndarray]
     non_unique: List[str]
     drivers: List[str]
+    preloads: List[Dict[str, float]]
     max_position_residual: float
     max_velocity_residual: float
     max_acceleration_residual: float

@@ -19,6 +19,7 @@ class Inverse(unittest.TestCase):
         self.assertTrue(run.ok, run.failure)
         self.assertEqual(run.drivers, ["drive1", "drive2"])
         self.assertEqual(run.non_unique, [])
+        self.assertEqual(run.preloads, [])
         scale = np.abs(forward["drive1.effort"]).max()
         self.assertLess(np.abs(run["drive1.effort"] - forward["drive1.effort"]).max(), 1e-8 * scale)
 

@@ -141,6 +141,16 @@ TEST(InverseDynamics, RedundantActuationHasNonUniqueEffortsWithTheirPowerUnique)
   };
   const VecX p2 = power(two, false), p3 = power(three, true);
   EXPECT_LT((p2 - p3).cwiseAbs().maxCoeff(), 1e-7 * p2.cwiseAbs().maxCoeff());
+  // one preload, and the two runs' efforts differ along it: the three-actuator efforts are the
+  // two-actuator ones (B's zero) plus a multiple of the preload
+  EXPECT_TRUE(two.preloads.empty());
+  ASSERT_EQ(three.preloads.size(), 1u);
+  const Eigen::Index start = 0;  // (the preload is the start's)
+  const Vec3 difference(column(three.columns, three.values, "drive1.effort")(start) - column(two.columns, two.values, "drive1.effort")(start),
+                        column(three.columns, three.values, "drive2.effort")(start) - column(two.columns, two.values, "drive2.effort")(start),
+                        column(three.columns, three.values, "B.actuator.effort")(start));
+  const Vec3 preload = three.preloads.front();
+  EXPECT_NEAR(std::abs(difference.normalized().dot(preload)), 1, 1e-9) << difference.transpose() << " " << preload.transpose();
   // and the individual efforts do differ from the two-actuator ones: a choice was made
   EXPECT_GT((column(two.columns, two.values, "drive1.effort") - column(three.columns, three.values, "drive1.effort"))
                 .cwiseAbs()
