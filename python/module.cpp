@@ -302,6 +302,7 @@ py::dict inverseModel(const PyModel& m, const std::vector<std::string>& actuator
   out["max_position_residual"] = r.max_position_residual;
   out["max_velocity_residual"] = r.max_velocity_residual;
   out["max_acceleration_residual"] = r.max_acceleration_residual;
+  out["max_continuity_miss"] = r.max_continuity_miss;
   return out;
 }
 

@@ -16,6 +16,7 @@ std::string inverseStatusName(InverseStatus status) {
     case InverseStatus::AssemblyFailed: return "assembly-failed";
     case InverseStatus::EvaluationFailed: return "evaluation-failed";
     case InverseStatus::InconsistentMotion: return "inconsistent-motion";
+    case InverseStatus::BranchJump: return "branch-jump";
   }
   return "?";
 }
@@ -39,6 +40,11 @@ std::string inverseFailureText(const InverseResult& r) {
              " 1/s^2 (scaled; at most " + formatNumber(r.acceleration_bound) +
              " accepted): the trajectories of redundant actuators are not consistent (sample them finer, or give "
              "their rates)";
+    case InverseStatus::BranchJump:
+      return at + "the configuration assembled is not the one the motion from t = " + formatNumber(r.t_before) +
+             " reaches (the bodies' points miss the Hermite rule by " + formatNumber(r.jump.miss) + " m in a step of " +
+             formatNumber(r.jump.step) + " m): it jumped to another assembly branch, or the samples are too coarse to "
+             "tell; sample finer";
   }
   return {};
 }
@@ -65,6 +71,9 @@ std::string inverseText(const InverseRun& run) {
   out << "residuals    positions " << formatNumber(run.result.max_position_residual) << ", velocities "
       << formatNumber(run.result.max_velocity_residual) << " 1/s, accelerations "
       << formatNumber(run.result.max_acceleration_residual) << " 1/s^2 (scaled, largest)\n";
+  out << "continuity   " << formatNumber(run.result.max_continuity_miss)
+      << " of a step at most (the bodies' points between consecutive times off one smooth motion; above "
+      << formatNumber(run.result.continuity_bound) << " the run stops: a branch jump)\n";
   if (run.result.samples == 0 && !run.result.ok()) {
     out << "FAILED       " << inverseFailureText(run.result) << '\n';
     return out.str();

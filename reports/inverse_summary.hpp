@@ -10,7 +10,7 @@
 namespace loopdyn::reports {
 
 /// The status's name in the Python module and reports: completed, motion-not-prescribed,
-/// actuation-singular, assembly-failed, evaluation-failed, inconsistent-motion.
+/// actuation-singular, assembly-failed, evaluation-failed, inconsistent-motion, branch-jump.
 std::string inverseStatusName(InverseStatus status);
 
 /// One sentence: why the run stopped before its last time ("" when it completed).

@@ -154,9 +154,12 @@ class Inverse:
     `loopdyn inverse` writes: the bodies' motion, every reaction, every actuator's DRIVER.effort),
     `non_unique` the columns the model does not determine (with redundant actuation, efforts too),
     `drivers` the actuators, `preloads` the efforts' free combinations at the start (redundant
-    actuation: each a dict driver -> coefficient, an orthonormal basis), the largest residuals of the equations solved. A run that stopped (ok
-    False; status motion-not-prescribed, actuation-singular, assembly-failed, evaluation-failed or
-    inconsistent-motion, failure_time when, failure in words) keeps its rows up to there."""
+    actuation: each a dict driver -> coefficient, an orthonormal basis), the largest residuals of
+    the equations solved and max_continuity_miss, the largest miss of one smooth motion between
+    consecutive times relative to the step (above 0.1 the run stops as a branch jump). A run that
+    stopped (ok False; status motion-not-prescribed, actuation-singular, assembly-failed,
+    evaluation-failed, inconsistent-motion or branch-jump, failure_time when, failure in words)
+    keeps its rows up to there."""
 
     ok: bool
     status: str
@@ -169,6 +172,7 @@ class Inverse:
     max_position_residual: float = 0.0
     max_velocity_residual: float = 0.0
     max_acceleration_residual: float = 0.0
+    max_continuity_miss: float = 0.0
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.columns[name]

@@ -117,6 +117,7 @@ class Inverse:
     max_position_residual: float
     max_velocity_residual: float
     max_acceleration_residual: float
+    max_continuity_miss: float
     def __getitem__(self, name: str) -> np.ndarray: ...
     @property
     def t(self) -> np.ndarray: ...

@@ -22,6 +22,14 @@ class Inverse(unittest.TestCase):
         self.assertEqual(run.preloads, [])
         scale = np.abs(forward["drive1.effort"]).max()
         self.assertLess(np.abs(run["drive1.effort"] - forward["drive1.effort"]).max(), 1e-8 * scale)
+        self.assertLess(run.max_continuity_miss, 1e-3)
+
+    def test_samples_too_coarse_to_vouch_for_the_branch(self):
+        run = loopdyn.inverse(loopdyn.load(os.path.join(MODELS, "jansen_linkage.yaml")), t_end=0.6, sample=0.2)
+        self.assertFalse(run.ok)
+        self.assertEqual(run.status, "branch-jump")
+        self.assertAlmostEqual(run.failure_time, 0.4)
+        self.assertEqual(len(run.t), 2)
 
     def test_a_motor_from_its_motion_and_the_doors_errors(self):
         model = loopdyn.load(os.path.join(MODELS, "slider_crank.yaml"))

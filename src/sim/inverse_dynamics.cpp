@@ -23,8 +23,12 @@ struct InverseRun {
   LagrangeFormulation lagrange;
   State x;
   Sample sample;
+  State x_before;  // the time before's state and accelerations (the continuity check's other end)
+  VecX a_before;
 
-  InverseRun(const Model& m, const InverseOptions& o, const State& x0) : model(m), options(o), kin(m), ws(m), lagrange(m), x(x0) {}
+  InverseRun(const Model& m, const InverseOptions& o, const State& x0) : model(m), options(o), kin(m), ws(m), lagrange(m), x(x0) {
+    result.continuity_bound = o.continuity_tolerance;
+  }
 
   /// The generic rank of C on the motion through the start (a rank below it later is a singular pose).
   bool checkPrescribed() {
@@ -39,10 +43,15 @@ struct InverseRun {
     return false;
   }
 
-  /// Positions and velocities at t, from the configuration before.
+  /// Positions and velocities at t, from the configuration before moved to t along its motion
+  /// (q + v h + a h^2/2).
   bool assembleAt(Scalar t) {
     State guess = x;
     guess.t = t;
+    if (a_before.size() > 0) {
+      const Scalar h = t - x.t;
+      displacePositions(model, x.q, h * x.v + h * h / 2 * a_before, guess.q);
+    }
     AssemblyOptions assembly = options.assembly;
     assembly.keep_prescribed_velocities = false;  // (the drivers and the constraints decide them)
     AssemblyResult assembled = assemble(model, kin, guess, assembly);
@@ -84,7 +93,22 @@ struct InverseRun {
     detail::violations(model, ws, x, sample.position_violation, sample.velocity_violation);
     result.max_position_residual = std::max(result.max_position_residual, sample.position_violation);
     result.max_velocity_residual = std::max(result.max_velocity_residual, sample.velocity_violation);
-    return checkAccelerations();
+    return checkAccelerations() && checkContinuity();
+  }
+
+  /// This time's state on one smooth motion with the time before's (kinematics/motion_continuity.hpp).
+  bool checkContinuity() {
+    const bool first = a_before.size() == 0;
+    const ContinuityMiss miss = first ? ContinuityMiss{} : continuityMiss(model, x_before, a_before, x, ws.a);
+    x_before = x;
+    a_before = ws.a;
+    if (first) return true;
+    const Scalar floor = kContinuityFloor * model.characteristicLength();
+    result.max_continuity_miss = std::max(result.max_continuity_miss, miss.miss / std::max(miss.step, floor));
+    if (miss.miss <= options.continuity_tolerance * miss.step + floor) return true;
+    result.status = InverseStatus::BranchJump;
+    result.jump = miss;
+    return false;
   }
 
   /// ||diag(row)(C a - Gamma)|| / L within the tolerance: the accelerations are the prescribed ones.
@@ -117,6 +141,7 @@ InverseResult inverseDynamics(const Model& model, const State& x0, const std::ve
   InverseRun run(model, options, x0);
   if (!run.checkPrescribed()) return run.result;
   for (const Scalar t : times) {
+    run.result.t_before = run.result.t;
     run.result.t = t;
     if (!run.assembleAt(t) || !run.checkRegular() || !run.solveAt()) return run.result;
     on_sample(run.sample);

@@ -46,6 +46,22 @@ TEST(InverseCommand, TakesSimulatesOutputAsItsTrajectory) {
   EXPECT_TRUE(contains(sidecar_text, "\"B.actuator.effort\"")) << sidecar_text;
 }
 
+// Jansen's crank turning 72 degrees between times: the continuity check cannot vouch that the
+// configuration assembled is the motion's branch (the Hermite rule's remainder is of the step's
+// order) and the run stops, exit 3, with the rows before; 36 degrees a step passes.
+TEST(InverseCommand, SamplesTooCoarseToVouchForTheBranchStopTheRun) {
+  const fs::path dir = scratchDirectory("coarse");
+  const std::string model = test::modelPath("jansen_linkage"), out = (dir / "legs.csv").string();
+  test::CliRun run = test::runCli("inverse " + model + " --t-end 0.6 --sample 0.2 --out " + out);
+  EXPECT_EQ(run.exit_code, 3) << run.output;
+  EXPECT_TRUE(contains(run.output, "at t = 0.4: the configuration assembled is not the one the motion from t = 0.2 reaches"))
+      << run.output;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(fs::exists(dir / "legs.failed.csv"));
+  run = test::runCli("inverse " + model + " --t-end 0.6 --sample 0.1 --out " + out);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+}
+
 TEST(InverseCommand, BadInputNamesTheFileLineAndWritesNothing) {
   const fs::path dir = scratchDirectory("bad_input");
   const std::string model = test::modelPath("slider_crank"), out = (dir / "out.csv").string();

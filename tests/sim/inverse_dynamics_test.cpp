@@ -188,6 +188,44 @@ TEST(InverseDynamics, InconsistentRedundantTrajectoriesStopTheRun) {
   EXPECT_GT(three.result.max_acceleration_residual, three.result.acceleration_bound);
 }
 
+/// The prescribed five-bar's state and accelerations at `times`, assembled from `start`.
+std::vector<Sample> fiveBarSamples(const InverseSetup& setup, const State& start, const std::vector<Scalar>& times) {
+  std::vector<Sample> out;
+  const InverseResult result = inverseDynamics(setup.model, start, times, [&](const Sample& s) { out.push_back(s); });
+  EXPECT_TRUE(result.ok());
+  return out;
+}
+
+// The continuity check (kinematics/motion_continuity.hpp) between two times of one motion and
+// between a time and the other assembly branch at the next: the five-bar's arms folded the other
+// way (their joint C mirrored through the line of B and D) satisfy the same drivers at the same
+// time, and only their motion tells them apart.
+TEST(InverseDynamics, ContinuityTellsTheMotionsBranchFromTheOther) {
+  InverseRequest request;
+  request.t_end = 0.5;
+  const InverseSetup setup = setUpInverse(io::readModelFile(test::modelPath("five_bar")), request);
+  const Model& model = setup.model;
+  const std::vector<Sample> motion = fiveBarSamples(setup, setup.start.state, {0.2, 0.21});
+  ASSERT_EQ(motion.size(), 2u);
+  const ContinuityMiss same = continuityMiss(model, motion[0].x, motion[0].a, motion[1].x, motion[1].a);
+  EXPECT_GT(same.step, 1e-3);
+  EXPECT_LT(same.miss, 1e-6 * same.step);
+
+  State mirrored = motion[1].x;  // the arms reflected through the horizontal line of B and D
+  const Scalar line = bodyMotion(model, mirrored.q, mirrored.v, model.bodyIndex("crank1")).r.y() * 2;
+  for (const char* arm : {"arm1", "arm2"}) {
+    const Eigen::Index k = static_cast<Eigen::Index>(model.bodyIndex(arm)) * model.qPerBody();
+    mirrored.q(k + 1) = line - mirrored.q(k + 1);
+    mirrored.q(k + 2) = -mirrored.q(k + 2);
+  }
+  const std::vector<Sample> other = fiveBarSamples(setup, mirrored, {0.21});
+  ASSERT_EQ(other.size(), 1u);
+  const Eigen::Index c_arm = static_cast<Eigen::Index>(model.bodyIndex("arm1")) * model.qPerBody();
+  ASSERT_GT(std::abs(other[0].x.q(c_arm + 1) - motion[1].x.q(c_arm + 1)), 0.1);  // (the other branch)
+  const ContinuityMiss jump = continuityMiss(model, motion[0].x, motion[0].a, other[0].x, other[0].a);
+  EXPECT_GT(jump.miss, InverseOptions{}.continuity_tolerance * jump.step);
+}
+
 TEST(InverseDynamics, RequestProblemsNameTheField) {
   const ModelSpec spec = io::readModelFile(test::modelPath("slider_crank"));
   InverseRequest request;

@@ -2,7 +2,8 @@
 /// Inverse dynamics of a prescribed motion (issue 50): the model's drivers -- the actuators, each a
 /// rheonomic constraint coordinate(q) - f(t) = 0 whose multiplier is its effort (paper 001,
 /// eq. (10)) -- prescribe every freedom, so at each time the positions follow from the constraints
-/// (assembly, continued from the time before), the velocities from C v + b = 0 and the
+/// (assembly from the time before's positions moved along its velocities and accelerations, then
+/// checked to lie on one smooth motion with them: kinematics/motion_continuity.hpp), the velocities from C v + b = 0 and the
 /// accelerations from C a = Gamma; the multipliers then solve C^T lambda = F - M a with the least
 /// (scaled) norm where the model leaves them free (lagrange's solve, docs/formulations.md). Nothing
 /// is integrated: each time's answer is exact to rounding for the profiles given.
@@ -16,6 +17,7 @@
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
+#include "loopdyn/kinematics/motion_continuity.hpp"
 #include "loopdyn/sim/simulation.hpp"
 
 namespace loopdyn {
@@ -36,6 +38,11 @@ enum class InverseStatus {
   /// (InverseOptions::acceleration_tolerance), as when redundant actuators' trajectories are not
   /// consistent (a spline through coarse samples: sample finer or give the rates).
   InconsistentMotion,
+  /// The configuration assembled at t is not the one the motion from the time before reaches: the
+  /// bodies' points break the Hermite rule between the two times (kinematics/motion_continuity.hpp)
+  /// by more than InverseOptions::continuity_tolerance of their step -- a jump to another assembly
+  /// branch, or samples too coarse to tell (sample finer).
+  BranchJump,
 };
 
 struct InverseResult {
@@ -51,6 +58,12 @@ struct InverseResult {
   /// ||diag(row)(C a - Gamma)|| / L (1/s^2): the residuals of the equations solved.
   Scalar max_position_residual = 0, max_velocity_residual = 0, max_acceleration_residual = 0;
   Scalar acceleration_bound = 0;  ///< InconsistentMotion: the bound the residual exceeded (1/s^2)
+  /// The largest miss of the Hermite rule between consecutive times relative to the points' step
+  /// (the continuity check), the largest accepted (InverseOptions::continuity_tolerance), and, for
+  /// BranchJump, the time before t and that miss and step (m).
+  Scalar max_continuity_miss = 0, continuity_bound = 0;
+  Scalar t_before = 0;
+  ContinuityMiss jump;
 };
 
 struct InverseOptions {
@@ -60,7 +73,14 @@ struct InverseOptions {
   /// The largest ||diag(row)(C a - Gamma)|| / L accepted, relative to max(||diag(row) Gamma|| / L,
   /// 1 1/s^2): a least-squares a that misses more is not the prescribed motion.
   Scalar acceleration_tolerance = 1e-6;
+  /// The largest miss of the Hermite rule between consecutive times accepted, relative to the
+  /// points' step (plus kContinuityFloor L for rounding): beyond it the run stops (BranchJump).
+  Scalar continuity_tolerance = 0.1;
 };
+
+/// The miss of the continuity check always accepted, in characteristic lengths: the assembly's
+/// rounding (its tolerance 1e-12 L) a thousandfold.
+inline constexpr Scalar kContinuityFloor = 1e-9;
 
 /// The motion the model's drivers prescribe at `times` (increasing), from the assembled `x0`
 /// (its time the first or earlier): each time's state, accelerations, multipliers, reactions and
