@@ -284,7 +284,7 @@ py::dict inverseModel(const PyModel& m, const std::vector<std::string>& actuator
   const loopdyn::InverseResult& r = table.result;
   out["ok"] = r.ok();
   out["status"] = loopdyn::reports::inverseStatusName(r.status);
-  out["failure"] = loopdyn::reports::inverseFailureText(r);
+  out["failure"] = loopdyn::reports::inverseFailureText(r, table.drivers);
   out["failure_time"] = r.ok() ? 0.0 : r.t;
   std::vector<std::vector<double>> rows(static_cast<std::size_t>(table.values.rows()));
   for (Eigen::Index i = 0; i < table.values.rows(); ++i)
@@ -292,13 +292,17 @@ py::dict inverseModel(const PyModel& m, const std::vector<std::string>& actuator
   out["columns"] = columnArrays(table.columns, rows);
   out["non_unique"] = table.non_unique;
   out["drivers"] = table.drivers;
-  py::list preloads;  // each a dict driver -> coefficient
-  for (const loopdyn::VecX& p : table.preloads) {
-    py::dict d;
-    for (std::size_t i = 0; i < table.drivers.size(); ++i) d[py::str(table.drivers[i])] = p(static_cast<Eigen::Index>(i));
-    preloads.append(d);
-  }
-  out["preloads"] = preloads;
+  const auto overDrivers = [&](const std::vector<loopdyn::VecX>& vectors) {  // each a dict driver -> coefficient
+    py::list list;
+    for (const loopdyn::VecX& p : vectors) {
+      py::dict d;
+      for (std::size_t i = 0; i < table.drivers.size(); ++i) d[py::str(table.drivers[i])] = p(static_cast<Eigen::Index>(i));
+      list.append(d);
+    }
+    return list;
+  };
+  out["preloads"] = overDrivers(table.preloads);
+  out["unbounded_efforts"] = overDrivers(r.unbounded_efforts);
   out["max_position_residual"] = r.max_position_residual;
   out["max_velocity_residual"] = r.max_velocity_residual;
   out["max_acceleration_residual"] = r.max_acceleration_residual;

@@ -21,7 +21,21 @@ std::string inverseStatusName(InverseStatus status) {
   return "?";
 }
 
-std::string inverseFailureText(const InverseResult& r) {
+namespace {
+
+/// " along 0.58 leg1 - 0.58 leg2 + 0.58 leg3" (and "... and ..." for more than one direction).
+std::string unboundedText(const InverseResult& r, const std::vector<std::string>& drivers) {
+  if (r.unbounded_efforts.empty()) return {};
+  std::string text = r.unbounded_with_preloads ? " within the span of " : " along ";
+  for (std::size_t k = 0; k < r.unbounded_efforts.size(); ++k)
+    text += (k ? " and " : "") + preloadText(r.unbounded_efforts[k], drivers);
+  if (r.unbounded_with_preloads) text += " (with redundant actuation's preloads: no regular time before to tell them apart),";
+  return text;
+}
+
+}  // namespace
+
+std::string inverseFailureText(const InverseResult& r, const std::vector<std::string>& drivers) {
   const std::string at = "at t = " + formatNumber(r.t) + ": ";
   switch (r.status) {
     case InverseStatus::Completed: return {};
@@ -31,8 +45,10 @@ std::string inverseFailureText(const InverseResult& r) {
              "): inverse dynamics needs the motion determined; add actuators";
     case InverseStatus::ActuationSingular:
       return at + "a singular configuration of the actuation: the constraints' rank falls below " +
-             std::to_string(r.generic_rank) + ", leaving " + std::to_string(r.freedoms) +
-             " freedom(s) the actuators do not control (their efforts are unbounded there)";
+             std::to_string(r.generic_rank) + " (or comes within a pivot ratio of 1e-3 of it), leaving " +
+             std::to_string(r.freedoms) + " freedom(s) the actuators do not control: near it their efforts grow without "
+             "bound" + unboundedText(r, drivers) +
+             " unless the load has no part along that freedom, and at it they are not unique";
     case InverseStatus::AssemblyFailed: return at + "no configuration meets the prescribed motion: " + assemblyFailureText(r.assembly);
     case InverseStatus::EvaluationFailed: return at + "the equations of motion cannot be solved: " + problemText(r.problem);
     case InverseStatus::InconsistentMotion:
@@ -75,7 +91,7 @@ std::string inverseText(const InverseRun& run) {
       << " of a step at most (the bodies' points between consecutive times off one smooth motion; above "
       << formatNumber(run.result.continuity_bound) << " the run stops: a branch jump)\n";
   if (run.result.samples == 0 && !run.result.ok()) {
-    out << "FAILED       " << inverseFailureText(run.result) << '\n';
+    out << "FAILED       " << inverseFailureText(run.result, run.drivers) << '\n';
     return out.str();
   }
   std::vector<std::string> efforts;
@@ -97,7 +113,7 @@ std::string inverseText(const InverseRun& run) {
   if (!run.non_unique.empty()) out << " (listed in the columns sidecar)";
   out << '\n';
   if (!run.out_path.empty() && run.result.ok()) out << "output       " << run.out_path << '\n';
-  if (!run.result.ok()) out << "FAILED       " << inverseFailureText(run.result) << '\n';
+  if (!run.result.ok()) out << "FAILED       " << inverseFailureText(run.result, run.drivers) << '\n';
   return out.str();
 }
 

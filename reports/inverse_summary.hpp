@@ -13,8 +13,9 @@ namespace loopdyn::reports {
 /// actuation-singular, assembly-failed, evaluation-failed, inconsistent-motion, branch-jump.
 std::string inverseStatusName(InverseStatus status);
 
-/// One sentence: why the run stopped before its last time ("" when it completed).
-std::string inverseFailureText(const InverseResult& result);
+/// One sentence: why the run stopped before its last time ("" when it completed); `drivers` name
+/// the entries of the unbounded efforts' directions (driverNames).
+std::string inverseFailureText(const InverseResult& result, const std::vector<std::string>& drivers);
 
 /// What the summary says of a run.
 struct InverseRun {

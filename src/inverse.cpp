@@ -6,11 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include <Eigen/SVD>
-
 #include "loopdyn/common/spelling.hpp"
 #include "loopdyn/io/csv_table.hpp"
-#include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "row_matrix.hpp"
 
 namespace loopdyn {
@@ -136,57 +133,18 @@ InverseSetup setUpInverse(const ModelSpec& spec_in, const InverseRequest& reques
   assembly.keep_prescribed_velocities = false;
   setup.start = assemble(setup.model, kin, guess, assembly);
   setup.times = std::move(times);
+  if (!setup.start.converged) return setup;  // (no uniqueness, no columns: there is no start)
   const ColumnOptions options = columnOptionsFor(request.columns, request.reactions, 0, false);
-  if (setup.start.converged) {
-    setup.uniqueness = uniquenessMarks(setup.model, setup.start.state, options);
-    setup.preloads = effortPreloads(setup.model, setup.start.state);
-  }
+  setup.uniqueness = uniquenessMarks(setup.model, setup.start.state, options);
+  setup.preloads = effortPreloads(setup.model, setup.start.state);
   setup.columns = std::make_unique<SampleColumns>(setup.model, setup.uniqueness, options);
   return setup;
-}
-
-std::vector<VecX> effortPreloads(const Model& model, const State& x, Scalar rank_threshold) {
-  if (model.nc() == 0 || model.nc() > kSparseRows) return {};
-  KinematicsWorkspace kin(model);
-  evaluateConstraints(model, kin, x);
-  // the null space of C^T: the right singular vectors of C^T (nv x nc) past its rank
-  const Eigen::JacobiSVD<MatX> svd(kin.C.dense().transpose(), Eigen::ComputeFullV);
-  const VecX& sigma = svd.singularValues();
-  Eigen::Index rank = 0;
-  while (rank < sigma.size() && sigma(rank) > rank_threshold * sigma(0)) ++rank;
-  if (rank == model.nc()) return {};  // (no redundancy: every multiplier unique)
-  std::vector<Eigen::Index> rows;  // the drivers' rows, in their order
-  for (const Pair& pair : model.pairs())
-    if (pair.type == "driver") rows.push_back(pair.row);
-  MatX E(static_cast<Eigen::Index>(rows.size()), model.nc() - rank);
-  for (std::size_t i = 0; i < rows.size(); ++i) E.row(static_cast<Eigen::Index>(i)) = svd.matrixV().row(rows[i]).tail(E.cols());
-  std::vector<VecX> preloads;
-  if (rows.empty()) return preloads;
-  const Eigen::JacobiSVD<MatX> span(E, Eigen::ComputeThinU);
-  for (Eigen::Index k = 0; k < span.singularValues().size(); ++k)
-    if (span.singularValues()(k) > 1e-8) {  // (E's columns are unit vectors' parts: 1e-8 is a zero)
-      VecX p = span.matrixU().col(k);
-      Eigen::Index largest = 0;
-      p.cwiseAbs().maxCoeff(&largest);
-      preloads.push_back(p(largest) < 0 ? VecX(-p) : p);  // (the largest entry positive: one sign)
-    }
-  return preloads;
-}
-
-std::vector<std::string> driverNames(const Model& model) {
-  std::vector<std::string> names;
-  for (const Pair& pair : model.pairs())
-    if (pair.type == "driver") names.push_back(pair.name);
-  return names;
 }
 
 InverseTable inverseModel(const ModelSpec& spec, const InverseRequest& request) {
   InverseSetup setup = setUpInverse(spec, request);
   InverseTable out;
-  out.columns = setup.columns->names();
-  out.non_unique = setup.columns->nonUniqueNames();
   out.drivers = driverNames(setup.model);
-  out.preloads = setup.preloads;
   out.start = setup.start;
   if (!setup.start.converged) {
     out.result.status = InverseStatus::AssemblyFailed;
@@ -194,6 +152,9 @@ InverseTable inverseModel(const ModelSpec& spec, const InverseRequest& request) 
     out.result.assembly = setup.start.failure;
     return out;
   }
+  out.columns = setup.columns->names();
+  out.non_unique = setup.columns->nonUniqueNames();
+  out.preloads = setup.preloads;
   std::vector<std::vector<double>> rows;
   std::vector<double> row;
   out.result = inverseDynamics(setup.model, setup.start.state, setup.times, [&](const Sample& sample) {

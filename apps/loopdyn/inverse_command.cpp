@@ -60,7 +60,7 @@ int runInto(const InverseCommandOptions& o, InverseSetup& setup, io::CsvFile& cs
   if (!writeStandardOutput(inverseText(run))) return kExitOutputError;
   if (!run.result.ok()) {
     // (the rows before the failure are kept beside the output, as simulate keeps them; none: no file)
-    std::cerr << o.model_path << ": error: inverse dynamics failed: " << inverseFailureText(run.result);
+    std::cerr << o.model_path << ": error: inverse dynamics failed: " << inverseFailureText(run.result, run.drivers);
     if (run.result.samples > 0) std::cerr << "; the rows up to there are in " << csv.commitFailed();
     std::cerr << '\n';
     return kExitNumericalFailure;

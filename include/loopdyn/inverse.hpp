@@ -47,7 +47,7 @@ struct InverseSetup {
   std::vector<Scalar> times;
   std::vector<std::string> drivers;    ///< the actuators' drivers, in the request's order
   UniquenessReport uniqueness;         ///< what decides the columns' marks (uniquenessMarks)
-  std::unique_ptr<SampleColumns> columns;
+  std::unique_ptr<SampleColumns> columns;  ///< null when the start did not assemble
   /// Redundant actuation's preloads at the start: an orthonormal basis of the efforts' free
   /// combinations (effortPreloads), one vector per preload, entries in driverNames' order.
   std::vector<VecX> preloads;
@@ -58,16 +58,6 @@ struct InverseSetup {
 /// the request's field ("actuators: ...", "t_end: ...") for the request's own problems. A start
 /// that does not assemble is returned (start.converged false), not thrown.
 InverseSetup setUpInverse(const ModelSpec& spec, const InverseRequest& request);
-
-/// The names of the model's drivers, in its order: an inverse run's actuators.
-std::vector<std::string> driverNames(const Model& model);
-
-/// The combinations of the drivers' efforts the model leaves free at x (redundant actuation: an
-/// internal preload that changes no motion): the drivers' rows of the null space of C^T (C^T lambda
-/// = 0 moves nothing, paper 001 sect. 2), orthonormalised, one vector per independent preload, in
-/// driverNames' order; empty when every effort is unique. Dense SVDs: for models of at most
-/// kSparseRows equations (larger ones get an empty list).
-std::vector<VecX> effortPreloads(const Model& model, const State& x, Scalar rank_threshold = kRankThreshold);
 
 /// An inverse-dynamics run's rows and outcome.
 struct InverseTable {

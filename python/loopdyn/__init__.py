@@ -159,7 +159,8 @@ class Inverse:
     consecutive times relative to the step (above 0.1 the run stops as a branch jump). A run that
     stopped (ok False; status motion-not-prescribed, actuation-singular, assembly-failed,
     evaluation-failed, inconsistent-motion or branch-jump, failure_time when, failure in words)
-    keeps its rows up to there."""
+    keeps its rows up to there; at actuation-singular, unbounded_efforts are the directions (dicts
+    as preloads) in which the efforts grow without bound near the pose."""
 
     ok: bool
     status: str
@@ -169,6 +170,7 @@ class Inverse:
     non_unique: List[str] = field(default_factory=list)
     drivers: List[str] = field(default_factory=list)
     preloads: List[Dict[str, float]] = field(default_factory=list)
+    unbounded_efforts: List[Dict[str, float]] = field(default_factory=list)
     max_position_residual: float = 0.0
     max_velocity_residual: float = 0.0
     max_acceleration_residual: float = 0.0

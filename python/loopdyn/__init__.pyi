@@ -114,6 +114,7 @@ class Inverse:
     non_unique: List[str]
     drivers: List[str]
     preloads: List[Dict[str, float]]
+    unbounded_efforts: List[Dict[str, float]]
     max_position_residual: float
     max_velocity_residual: float
     max_acceleration_residual: float

@@ -43,6 +43,12 @@ class Inverse(unittest.TestCase):
                 loopdyn.inverse(model, actuators="motr", trajectory=motion)
             with self.assertRaisesRegex(loopdyn.ModelError, r"motion.columns.json:2:1: error: .* is not a finite number"):
                 loopdyn.inverse(model, actuators="motor", trajectory=os.path.join(scratch, "motion.columns.json"))
+        singular = loopdyn.inverse(loopdyn.load(os.path.join(MODELS, "three_rpr_singular.yaml")), t_end=0.1)
+        self.assertEqual(singular.status, "actuation-singular")
+        self.assertEqual(len(singular.unbounded_efforts), 1)
+        for leg in ("D1", "D2", "D3"):  # the locked legs' self-stress: equal forces
+            self.assertAlmostEqual(singular.unbounded_efforts[0][leg], 3 ** -0.5, places=9)
+        self.assertIn("along 0.577 D1 + 0.577 D2 + 0.577 D3", singular.failure)
         free = loopdyn.inverse(loopdyn.load(os.path.join(MODELS, "double_four_bar.yaml")), t_end=0.1)
         self.assertFalse(free.ok)
         self.assertEqual(free.status, "motion-not-prescribed")

@@ -13,6 +13,7 @@
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/analysis/independent_rows.hpp"
+#include "loopdyn/common/golden_section.hpp"
 #include "loopdyn/linalg/sparse_minimum_norm.hpp"
 #include "loopdyn/linalg/sparse_null_space.hpp"
 
@@ -36,22 +37,6 @@ constexpr Scalar kSearchResolution = 1e-7;
 /// The search by sigma_r / sigma_1 for a predicted passage the samples missed stops at this
 /// fraction of the step (a 26th of the samples' spacing: about nine evaluations of sigma).
 constexpr Scalar kSigmaSearchShrink = 1.0 / 128;
-
-/// Golden-section search for the minimum of f on [lo, hi] (60 steps at most) until `done(lo, hi)`;
-/// leaves the last bracket in lo, hi and returns the better of its two inner points.
-template <class F, class Done>
-SingularWatch::Approach goldenSectionMinimum(const F& f, Scalar& lo, Scalar& hi, const Done& done) {
-  constexpr Scalar g = 0.6180339887498949;
-  Scalar c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = f(c), fd = f(d);
-  for (int it = 0; it < 60 && !done(lo, hi); ++it) {
-    if (fc < fd) {
-      hi = d, d = c, fd = fc, c = hi - g * (hi - lo), fc = f(c);
-    } else {
-      lo = c, c = d, fc = fd, d = lo + g * (hi - lo), fd = f(d);
-    }
-  }
-  return {false, fc < fd ? c : d, std::min(fc, fd)};
-}
 
 /// The ratio's search stops at kSearchResolution (relative beyond 1 s).
 bool resolved(Scalar lo, Scalar hi) { return hi - lo <= kSearchResolution * std::max<Scalar>(1, std::abs(hi)); }
@@ -294,7 +279,8 @@ std::vector<SingularWatch::Approach> closestApproaches(const std::vector<Bracket
     for (int k = 0; k < StepSamples::n; ++k)
       if (s.t[k] >= b.lo && s.t[k] <= b.hi && s.ratio[k] < a.ratio) a = SingularWatch::Approach{false, s.t[k], s.ratio[k]};
     Scalar lo = b.lo, hi = b.hi;
-    const SingularWatch::Approach found = goldenSectionMinimum(ratioOnStep, lo, hi, resolved);
+    const LineMinimum minimum = goldenSectionMinimum(ratioOnStep, lo, hi, resolved);
+    const SingularWatch::Approach found{false, minimum.t, minimum.value};
     if (found.ratio < a.ratio) a = found;
     const bool at_inner_end = (a.t - b.lo <= edge && b.lo - t0 > edge) || (b.hi - a.t <= edge && t1 - b.hi > edge);
     if (!at_inner_end) minima.push_back(a);
@@ -339,7 +325,8 @@ void searchUnseenPassage(std::vector<SingularWatch::Approach>& minima, const Ste
   const Scalar shrink = kSigmaSearchShrink * (t1 - t0);
   goldenSectionMinimum(sigmaOnStep, lo, hi, [&](Scalar a, Scalar b) { return b - a <= shrink; });
   const Scalar around_lo = lo, around_hi = hi;
-  const SingularWatch::Approach a = goldenSectionMinimum(ratioOnStep, lo, hi, resolved);
+  const LineMinimum minimum = goldenSectionMinimum(ratioOnStep, lo, hi, resolved);
+  const SingularWatch::Approach a{false, minimum.t, minimum.value};
   if (a.t - around_lo > edge && around_hi - a.t > edge) minima.push_back(a);
   std::sort(minima.begin(), minima.end(),
             [](const SingularWatch::Approach& p, const SingularWatch::Approach& q) { return p.t < q.t; });

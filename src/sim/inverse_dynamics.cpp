@@ -4,6 +4,8 @@
 
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/common/check.hpp"
+#include "loopdyn/common/golden_section.hpp"
+#include "loopdyn/dynamics/singular_watch.hpp"
 #include "loopdyn/dynamics/formulations/lagrange.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/kinematics/pair_wrench.hpp"
@@ -12,6 +14,10 @@
 namespace loopdyn {
 
 namespace {
+
+/// The search for an actuation singularity between two times stops where its bracket is this short
+/// (s, relative beyond 1 s): about 25 assemblies for a 10 ms gap.
+constexpr Scalar kPassageResolution = 1e-7;
 
 /// What one inverse-dynamics run keeps from time to time.
 struct InverseRun {
@@ -25,6 +31,8 @@ struct InverseRun {
   Sample sample;
   State x_before;  // the time before's state and accelerations (the continuity check's other end)
   VecX a_before;
+  Scalar ratio_before = 1;   // the time before's |R_rr| / |R_11| (checkRegular)
+  Scalar regular_ratio = 1;  // its regular level on the motion (RankReport::generic_ratio)
 
   InverseRun(const Model& m, const InverseOptions& o, const State& x0) : model(m), options(o), kin(m), ws(m), lagrange(m), x(x0) {
     result.continuity_bound = o.continuity_tolerance;
@@ -36,6 +44,7 @@ struct InverseRun {
     rank.rank_threshold = options.rank_threshold;
     const RankReport report = analyzeConstraints(model, kin, x, rank);
     result.generic_rank = report.generic_rank;
+    regular_ratio = report.generic_ratio;
     result.freedoms = model.nv() - report.generic_rank;
     if (result.freedoms == 0) return true;
     result.status = InverseStatus::MotionNotPrescribed;
@@ -64,16 +73,85 @@ struct InverseRun {
     return true;
   }
 
-  /// C's rank at x: below the generic rank the drivers do not determine the accelerations.
-  bool checkRegular() {
+  /// C's rank at `at`, and its |R_rr| / |R_11| at the generic rank r (the distance from an
+  /// actuation singularity, as the simulation's watch reads it: dynamics/singular_watch.hpp).
+  RankReport rankAt(const State& at, Scalar& ratio) {
     RankOptions rank;
     rank.rank_threshold = options.rank_threshold;
     rank.generic_samples = 0;
-    const RankReport report = analyzeConstraintsAt(model, kin, x, rank);
-    if (report.rank >= result.generic_rank) return true;
+    const RankReport report = analyzeConstraintsAt(model, kin, at, rank);
+    const std::size_t r = static_cast<std::size_t>(result.generic_rank);
+    ratio = report.rows_certified_independent ? report.singular_value_ratio
+            : r == 0                          ? 1
+            : r <= report.scaled_diagonal.size() ? report.scaled_diagonal[r - 1]
+                                                 : 0;
+    return report;
+  }
+
+  /// x regular, and no actuation singularity passed since the time before: C's rank at x not below
+  /// the generic rank, its ratio not below kSingularRatio of the regular level, and, where the
+  /// ratio at either time is below kNearSingular of it, its smallest value between them found by
+  /// golden-section search (each point a configuration assembled there) not below it either.
+  bool checkRegular() {
+    Scalar ratio = 1;
+    const RankReport report = rankAt(x, ratio);
+    const Scalar passage = kSingularRatio * regular_ratio, near = kNearSingular * regular_ratio;
+    if (report.rank < result.generic_rank || ratio < passage)
+      return singularAt(x, std::max(result.generic_rank - report.rank, 1));
+    const bool first = a_before.size() == 0;
+    if (!first && std::min(ratio_before, ratio) < near) {
+      Scalar lo = x_before.t, hi = x.t;
+      const LineMinimum closest = goldenSectionMinimum([&](Scalar t) { return ratioBetween(t); }, lo, hi, [&](Scalar a, Scalar b) {
+        return b - a <= kPassageResolution * std::max<Scalar>(1, std::abs(b));
+      });
+      if (closest.value < passage) {
+        State at;
+        predictedAssembly(closest.t, at);
+        return singularAt(at, 1);
+      }
+    }
+    ratio_before = ratio;
+    return true;
+  }
+
+  /// The ratio at time t between the time before and x (a configuration assembled there; 1 when none is).
+  Scalar ratioBetween(Scalar t) {
+    State at;
+    if (!predictedAssembly(t, at)) return 1;
+    Scalar ratio = 1;
+    rankAt(at, ratio);
+    return ratio;
+  }
+
+  /// The positions at t from the time before's moved along its motion, assembled.
+  bool predictedAssembly(Scalar t, State& at) {
+    State guess = x_before;
+    guess.t = t;
+    const Scalar h = t - x_before.t;
+    displacePositions(model, x_before.q, h * x_before.v + h * h / 2 * a_before, guess.q);
+    AssemblyResult assembled = assemblePositions(model, kin, guess, options.assembly);
+    at = std::move(assembled.state);
+    return assembled.converged;
+  }
+
+  /// Stops at the singular pose `at`, which lost `lost` of C's rank (or comes within
+  /// kSingularRatio of losing one).
+  bool singularAt(const State& at, int lost) {
     result.status = InverseStatus::ActuationSingular;
-    result.freedoms = model.nv() - report.rank;
+    result.t = at.t;
+    result.freedoms = lost;
+    findUnboundedEfforts(at, lost);
     return false;
+  }
+
+  /// The efforts' directions of growth at the singular pose `at`: apart from the preloads at the
+  /// time before, or, at the first time, every self-stress's.
+  void findUnboundedEfforts(const State& at, int lost) {
+    const bool first = a_before.size() == 0;
+    const std::vector<VecX> preloads = first ? std::vector<VecX>{} : effortPreloads(model, x_before, options.rank_threshold);
+    result.unbounded_efforts =
+        unboundedEfforts(model, at, first ? nullptr : &preloads, result.generic_rank, lost, options.rank_threshold);
+    result.unbounded_with_preloads = first && static_cast<int>(result.unbounded_efforts.size()) > lost;
   }
 
   /// The accelerations, multipliers and reactions at x, and the residuals of the equations solved.

@@ -168,9 +168,39 @@ TEST(InverseDynamics, SaysWhereActuationIsSingularOrTheMotionNotPrescribed) {
   EXPECT_EQ(singular.result.status, InverseStatus::ActuationSingular);
   EXPECT_EQ(singular.result.freedoms, 1);
   EXPECT_EQ(singular.values.rows(), 0);
+  // the efforts' unbounded direction: the self-stress of the locked legs, equal forces in the
+  // three (their radial unit vectors at 120 degrees sum to zero, their moments about the centre vanish)
+  ASSERT_EQ(singular.result.unbounded_efforts.size(), 1u);
+  EXPECT_FALSE(singular.result.unbounded_with_preloads);
+  EXPECT_LT((singular.result.unbounded_efforts.front() - Vec3::Constant(1 / std::sqrt(3.0))).norm(), 1e-9)
+      << singular.result.unbounded_efforts.front().transpose();
+  // a leg held where the others do not let it reach: no start, said so (not thrown)
+  ModelSpec unreachable = io::readModelFile(test::modelPath("three_rpr_singular"));
+  unreachable.drivers.front().profile = Profile::constant(0.7);
+  const InverseTable no_start = inverseModel(unreachable, request);
+  EXPECT_EQ(no_start.result.status, InverseStatus::AssemblyFailed);
+  EXPECT_EQ(no_start.values.rows(), 0);
   const InverseTable free = inverseModel(io::readModelFile(test::modelPath("mobile_robot")), request);
   EXPECT_EQ(free.result.status, InverseStatus::MotionNotPrescribed);
   EXPECT_EQ(free.result.freedoms, 1);
+}
+
+// The legs drive the 3-RPR's platform through its type-II singular pose at t = 0.1 s
+// (tests/data/actuation/three_rpr_crossing.yaml): the run stops there whether a time falls on
+// it or the pose lies between two times (the search between them), with the same direction.
+TEST(InverseDynamics, StopsAtAnActuationSingularityOnOrBetweenItsTimes) {
+  const ModelSpec spec = io::readModelFile(std::string(LOOPDYN_TEST_DATA_DIR) + "/actuation/three_rpr_crossing.yaml");
+  for (const Scalar sample : {0.01, 0.003}) {
+    InverseRequest request;
+    request.t_end = 0.2;
+    request.sample = sample;
+    const InverseTable run = inverseModel(spec, request);
+    EXPECT_EQ(run.result.status, InverseStatus::ActuationSingular) << sample;
+    EXPECT_NEAR(run.result.t, 0.1, 1e-6) << sample;
+    EXPECT_EQ(run.values.rows(), static_cast<Eigen::Index>(std::ceil(0.1 / sample - 1e-9))) << sample;
+    ASSERT_EQ(run.result.unbounded_efforts.size(), 1u) << sample;
+    EXPECT_LT((run.result.unbounded_efforts.front() - Vec3::Constant(1 / std::sqrt(3.0))).norm(), 1e-5) << sample;
+  }
 }
 
 // A redundant actuator whose trajectory disagrees with the others' (splines through 20 ms samples)

@@ -15,6 +15,7 @@
 #include <functional>
 #include <vector>
 
+#include "loopdyn/analysis/actuation.hpp"
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/kinematics/motion_continuity.hpp"
@@ -28,7 +29,8 @@ enum class InverseStatus {
   /// The drivers leave freedoms: the motion is not prescribed (InverseResult::freedoms of them).
   MotionNotPrescribed,
   /// At a pose where the drivers' rows lose rank (a parallel robot's type-II singular
-  /// configuration): the accelerations are not determined there and the efforts are unbounded.
+  /// configuration): the accelerations are not determined there and the efforts are unbounded
+  /// (InverseResult::unbounded_efforts: along which).
   ActuationSingular,
   /// No configuration satisfies the constraints at that time (AssemblyResult::failure).
   AssemblyFailed,
@@ -52,6 +54,13 @@ struct InverseResult {
   Scalar t = 0;       ///< the time it failed at (the last time when completed)
   int freedoms = 0;   ///< MotionNotPrescribed, ActuationSingular: n - rank C there
   int generic_rank = 0;
+  /// ActuationSingular: the directions in which the drivers' efforts grow without bound near the
+  /// pose (analysis/actuation.hpp, over driverNames), one per freedom lost, apart from the
+  /// preloads of redundant actuation at the time before; at a singular first time there is no
+  /// regular pose to tell the preloads from them, and every self-stress's efforts are given
+  /// (unbounded_with_preloads true when that includes preloads' directions).
+  std::vector<VecX> unbounded_efforts;
+  bool unbounded_with_preloads = false;
   AssemblyFailure assembly;  ///< AssemblyFailed
   Problem problem;           ///< EvaluationFailed
   /// The largest ||Phi_s|| / L and ||diag(row)(C v + b)|| / L of the samples, and the largest
