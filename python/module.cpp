@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
+
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -267,8 +269,13 @@ py::dict simulateModel(const PyModel& m, const loopdyn::SimulationRequest& reque
 
 /// loopdyn.inverse: the library's inverse dynamics (loopdyn/inverse.hpp) with every row kept.
 py::dict inverseModel(const PyModel& m, const std::vector<std::string>& actuators, const std::string& trajectory,
-                      double t_end, double sample, const std::vector<std::string>& columns, const std::string& reactions) {
+                      double t_end, double sample, const std::vector<std::string>& columns, const std::string& reactions,
+                      const std::string& resolution, const std::map<std::string, double>& motor_constants,
+                      const std::map<std::string, std::pair<double, double>>& effort_limits) {
   loopdyn::InverseRequest request;
+  request.resolution = resolution;
+  request.motor_constants = motor_constants;
+  request.effort_limits = effort_limits;
   request.actuators = actuators;
   request.trajectory = trajectory;
   request.t_end = t_end;
@@ -410,7 +417,8 @@ PYBIND11_MODULE(_loopdyn, mod) {
       "is not an error (an angle that looks like degrees) is a UserWarning.");
   bindRequest(mod);
   mod.def("_inverse", &inverseModel, py::arg("model"), py::arg("actuators"), py::arg("trajectory"), py::arg("t_end"),
-          py::arg("sample"), py::arg("columns"), py::arg("reactions"));
+          py::arg("sample"), py::arg("columns"), py::arg("reactions"), py::arg("resolution"),
+          py::arg("motor_constants"), py::arg("effort_limits"));
   mod.def("_simulate", &simulateModel, py::arg("model"), py::arg("request"), py::arg("out") = "",
           py::arg("report") = "", py::arg("mark_non_unique") = false);
 }

@@ -17,6 +17,7 @@ std::string inverseStatusName(InverseStatus status) {
     case InverseStatus::EvaluationFailed: return "evaluation-failed";
     case InverseStatus::InconsistentMotion: return "inconsistent-motion";
     case InverseStatus::BranchJump: return "branch-jump";
+    case InverseStatus::EffortLimitsExceeded: return "effort-limits-exceeded";
   }
   return "?";
 }
@@ -30,6 +31,18 @@ std::string unboundedText(const InverseResult& r, const std::vector<std::string>
   for (std::size_t k = 0; k < r.unbounded_efforts.size(); ++k)
     text += (k ? " and " : "") + preloadText(r.unbounded_efforts[k], drivers);
   if (r.unbounded_with_preloads) text += " (with redundant actuation's preloads: no regular time before to tell them apart),";
+  return text;
+}
+
+/// "drive1 12.3 (limits -10 to 10), ...": the efforts of the choice without bounds that leave theirs.
+std::string beyondLimitsText(const InverseResult& r, const std::vector<std::string>& drivers) {
+  std::string text;
+  for (Eigen::Index i = 0; i < r.limited_efforts.size(); ++i) {
+    const Scalar tau = r.limited_efforts(i);
+    if (tau >= r.effort_lower(i) && tau <= r.effort_upper(i)) continue;
+    text += (text.empty() ? "" : ", ") + drivers[static_cast<std::size_t>(i)] + " " + formatNumber(tau) + " (limits " +
+            formatNumber(r.effort_lower(i)) + " to " + formatNumber(r.effort_upper(i)) + ")";
+  }
   return text;
 }
 
@@ -61,6 +74,9 @@ std::string inverseFailureText(const InverseResult& r, const std::vector<std::st
              " reaches (the bodies' points miss the Hermite rule by " + formatNumber(r.jump.miss) + " m in a step of " +
              formatNumber(r.jump.step) + " m): it jumped to another assembly branch, or the samples are too coarse to "
              "tell; sample finer";
+    case InverseStatus::EffortLimitsExceeded:
+      return at + "no efforts within the limits produce the motion (without the limits the weighted choice needs " +
+             beyondLimitsText(r, drivers) + ")";
   }
   return {};
 }
@@ -103,8 +119,8 @@ std::string inverseText(const InverseRun& run) {
   } else {
     std::string list;
     for (const std::string& e : efforts) list += (list.empty() ? "" : ", ") + e;
-    out << "efforts      NOT unique: " << list
-        << " (redundant actuation: their values are the least-norm choice, one of many)\n";
+    out << "efforts      NOT unique: " << list << " (redundant actuation: their values are the " << run.resolution
+        << " choice, one of many)\n";
     for (const VecX& preload : run.preloads)
       out << "preload      " << preloadText(preload, run.drivers)
           << " (efforts added in this ratio change no motion; at the start)\n";

@@ -10,7 +10,8 @@
 namespace loopdyn::reports {
 
 /// The status's name in the Python module and reports: completed, motion-not-prescribed,
-/// actuation-singular, assembly-failed, evaluation-failed, inconsistent-motion, branch-jump.
+/// actuation-singular, assembly-failed, evaluation-failed, inconsistent-motion, branch-jump,
+/// effort-limits-exceeded.
 std::string inverseStatusName(InverseStatus status);
 
 /// One sentence: why the run stopped before its last time ("" when it completed); `drivers` name
@@ -25,6 +26,7 @@ struct InverseRun {
   std::vector<VecX> preloads;             ///< InverseSetup::preloads (over drivers)
   std::size_t times = 0;
   InverseResult result;
+  std::string resolution = "least-norm";  ///< the choice among non-unique efforts (effortResolutionName)
 };
 
 /// A preload in words: "0.63 drive1 - 0.43 drive2 + 0.64 B.actuator" (the drivers' efforts in

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "loopdyn/common/spelling.hpp"
 #include "loopdyn/io/csv_table.hpp"
@@ -104,6 +105,45 @@ std::vector<Scalar> sampledTimes(Scalar t0, const InverseRequest& request) {
   return times;
 }
 
+/// The index of actuator `name` among the drivers, or the request's field refused.
+std::size_t driverIndex(const std::vector<std::string>& drivers, const std::string& name, const std::string& field) {
+  const auto it = std::find(drivers.begin(), drivers.end(), name);
+  if (it == drivers.end()) refuse(field, "'" + name + "' is not an actuator of the run" + didYouMean(name, drivers));
+  return static_cast<std::size_t>(it - drivers.begin());
+}
+
+/// The request's resolution over the drivers (every name an actuator, constants positive, bounds
+/// ordered; weighted needs constants and bounded limits).
+EffortResolution effortResolution(const InverseRequest& request, const std::vector<std::string>& drivers) {
+  EffortResolution r;
+  if (request.resolution == "weighted") r.kind = EffortResolution::Kind::Weighted;
+  else if (request.resolution == "bounded") r.kind = EffortResolution::Kind::Bounded;
+  else if (request.resolution != "least-norm")
+    refuse("resolution", "'" + request.resolution + "' is not one of least-norm, weighted, bounded" +
+                             didYouMean(request.resolution, {"least-norm", "weighted", "bounded"}));
+  if (r.kind == EffortResolution::Kind::Weighted && request.motor_constants.empty())
+    refuse("motor_constants", "the weighted resolution needs the actuators' motor constants");
+  if (r.kind == EffortResolution::Kind::Bounded && request.effort_limits.empty())
+    refuse("effort_limits", "the bounded resolution needs the actuators' effort limits");
+  if (r.kind != EffortResolution::Kind::Bounded && !request.effort_limits.empty())
+    refuse("effort_limits", "limits are kept by the bounded resolution only");
+  const Eigen::Index n = static_cast<Eigen::Index>(drivers.size());
+  r.motor_constants = VecX::Ones(n);
+  for (const auto& [name, k] : request.motor_constants) {
+    if (!(k > 0) || !std::isfinite(k)) refuse("motor_constants", "'" + name + "' needs a positive finite constant");
+    r.motor_constants(static_cast<Eigen::Index>(driverIndex(drivers, name, "motor_constants"))) = k;
+  }
+  r.lower = VecX::Constant(n, -std::numeric_limits<Scalar>::infinity());
+  r.upper = VecX::Constant(n, std::numeric_limits<Scalar>::infinity());
+  for (const auto& [name, bounds] : request.effort_limits) {
+    if (std::isnan(bounds.first) || std::isnan(bounds.second) || !(bounds.first < bounds.second))
+      refuse("effort_limits", "'" + name + "' needs a lower limit below its upper one");
+    const Eigen::Index i = static_cast<Eigen::Index>(driverIndex(drivers, name, "effort_limits"));
+    r.lower(i) = bounds.first, r.upper(i) = bounds.second;
+  }
+  return r;
+}
+
 }  // namespace
 
 InverseSetup setUpInverse(const ModelSpec& spec_in, const InverseRequest& request) {
@@ -123,8 +163,9 @@ InverseSetup setUpInverse(const ModelSpec& spec_in, const InverseRequest& reques
   } else if (!actuators.empty()) {
     refuse("actuators", "an actuator follows a trajectory: give one (a CSV with t and JOINT.q1 columns)");
   }
-  InverseSetup setup{compile(std::move(spec)), {}, {}, {}, {}, {}, {}};
+  InverseSetup setup{compile(std::move(spec)), {}, {}, {}, {}, {}, {}, {}};
   for (const Actuator& a : actuators) setup.drivers.push_back(a.driver);
+  setup.options.resolution = effortResolution(request, driverNames(setup.model));
   State guess = initialState(setup.model);
   if (times.empty()) times = sampledTimes(guess.t, request);
   guess.t = times.front();
@@ -139,6 +180,15 @@ InverseSetup setUpInverse(const ModelSpec& spec_in, const InverseRequest& reques
   setup.preloads = effortPreloads(setup.model, setup.start.state);
   setup.columns = std::make_unique<SampleColumns>(setup.model, setup.uniqueness, options);
   return setup;
+}
+
+InverseResult runInverse(const InverseSetup& setup, const std::function<void(const std::vector<double>&)>& on_row) {
+  std::vector<double> row;
+  const auto fill = [&](const Sample& sample) {
+    setup.columns->fill(setup.model, sample, row);
+    on_row(row);
+  };
+  return inverseDynamics(setup.model, setup.start.state, setup.times, fill, setup.options);
 }
 
 InverseTable inverseModel(const ModelSpec& spec, const InverseRequest& request) {
@@ -156,11 +206,7 @@ InverseTable inverseModel(const ModelSpec& spec, const InverseRequest& request) 
   out.non_unique = setup.columns->nonUniqueNames();
   out.preloads = setup.preloads;
   std::vector<std::vector<double>> rows;
-  std::vector<double> row;
-  out.result = inverseDynamics(setup.model, setup.start.state, setup.times, [&](const Sample& sample) {
-    setup.columns->fill(setup.model, sample, row);
-    rows.push_back(row);
-  });
+  out.result = runInverse(setup, [&](const std::vector<double>& row) { rows.push_back(row); });
   out.values = detail::rowMatrix(rows, out.columns.size());
   return out;
 }

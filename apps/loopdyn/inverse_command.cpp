@@ -1,6 +1,7 @@
 // `loopdyn inverse`: the actuator efforts and joint reactions of a prescribed motion, marked
 // unique or not, one CSV row per time (include/loopdyn/inverse.hpp).
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -26,7 +27,41 @@ namespace {
 struct InverseCommandOptions {
   std::string model_path, out_path;
   InverseRequest request;
+  std::vector<std::string> motor_constants, effort_limits;  // NAME=K; NAME=MAX or NAME=LO:HI
 };
+
+/// A number of a NAME=... item, or nothing.
+std::optional<Scalar> numberIn(const std::string& text) {
+  std::size_t used = 0;
+  try {
+    const Scalar value = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(value)) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+/// --motor-constants and --effort-limits into the request; "" or what is wrong.
+std::string readEffortOptions(InverseCommandOptions& o) {
+  for (const std::string& item : o.motor_constants) {
+    const std::size_t eq = item.rfind('=');
+    const std::optional<Scalar> k = eq == std::string::npos ? std::nullopt : numberIn(item.substr(eq + 1));
+    if (eq == 0 || !k) return "--motor-constants: '" + item + "' is not ACTUATOR=K";
+    o.request.motor_constants[item.substr(0, eq)] = *k;
+  }
+  for (const std::string& item : o.effort_limits) {
+    const std::size_t eq = item.rfind('=');
+    if (eq == std::string::npos || eq == 0) return "--effort-limits: '" + item + "' is not ACTUATOR=MAX or ACTUATOR=LO:HI";
+    const std::string bounds = item.substr(eq + 1);
+    const std::size_t colon = bounds.find(':');
+    const std::optional<Scalar> lo = numberIn(colon == std::string::npos ? bounds : bounds.substr(0, colon));
+    const std::optional<Scalar> hi = colon == std::string::npos ? lo : numberIn(bounds.substr(colon + 1));
+    if (!lo || !hi) return "--effort-limits: '" + item + "' is not ACTUATOR=MAX or ACTUATOR=LO:HI";
+    o.request.effort_limits[item.substr(0, eq)] = colon == std::string::npos ? std::pair{-std::abs(*lo), std::abs(*lo)}
+                                                                            : std::pair{*lo, *hi};
+  }
+  return {};
+}
 
 /// The request set up on the model file; nothing (the problems printed, exit_code set) when it cannot be.
 std::optional<InverseSetup> setUp(const InverseCommandOptions& o, int& exit_code) {
@@ -49,13 +84,10 @@ std::optional<InverseSetup> setUp(const InverseCommandOptions& o, int& exit_code
 
 /// Runs the set-up request into the opened files; the exit code.
 int runInto(const InverseCommandOptions& o, InverseSetup& setup, io::CsvFile& csv, io::OutputFile& sidecar) {
-  std::vector<double> row;
   InverseRun run{setup.model.name(), o.model_path,           o.request.trajectory, o.out_path, driverNames(setup.model),
                  setup.columns->nonUniqueNames(), setup.preloads, setup.times.size(), {}};
-  run.result = inverseDynamics(setup.model, setup.start.state, setup.times, [&](const Sample& sample) {
-    setup.columns->fill(setup.model, sample, row);
-    csv.writeRow(row);
-  });
+  run.resolution = effortResolutionName(setup.options.resolution.kind);
+  run.result = runInverse(setup, [&](const std::vector<double>& row) { csv.writeRow(row); });
   sidecar.write(columnsSidecar(setup.columns->names(), setup.columns->nonUniqueNames()));
   if (!writeStandardOutput(inverseText(run))) return kExitOutputError;
   if (!run.result.ok()) {
@@ -70,7 +102,12 @@ int runInto(const InverseCommandOptions& o, InverseSetup& setup, io::CsvFile& cs
   return kExitOk;
 }
 
-void runInverse(const InverseCommandOptions& o, int& exit_code) {
+void runInverseCommand(InverseCommandOptions& o, int& exit_code) {
+  if (const std::string problem = readEffortOptions(o); !problem.empty()) {
+    std::cerr << "loopdyn: error: " << problem << '\n';
+    exit_code = kExitUsage;
+    return;
+  }
   std::string conflict = outputConflict(o.model_path, o.out_path, "");
   if (conflict.empty() && !o.request.trajectory.empty())
     conflict = outputConflict(o.request.trajectory, o.out_path, "");
@@ -119,7 +156,19 @@ void addInverseCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--reactions", o->request.reactions, "Reaction columns: world, joint, all, none")
       ->check(CLI::IsMember({"all", "world", "joint", "none"}))
       ->capture_default_str();
-  cmd->callback([o, &exit_code] { runInverse(*o, exit_code); });
+  cmd->add_option("--resolution", o->request.resolution,
+                  "The choice among redundant actuators' efforts: least-norm (smallest sum of squares), weighted (by "
+                  "--motor-constants: the least sum of (effort / k)^2), bounded (the weighted choice within "
+                  "--effort-limits; the run stops where none is)")
+      ->check(CLI::IsMember({"least-norm", "weighted", "bounded"}))
+      ->capture_default_str();
+  cmd->add_option("--motor-constants", o->motor_constants, "Actuators' motor constants, e.g. drive1=0.5,drive2=2")
+      ->delimiter(',');
+  cmd->add_option("--effort-limits", o->effort_limits,
+                  "Actuators' effort limits for --resolution bounded: ACTUATOR=MAX (|effort| <= MAX) or ACTUATOR=LO:HI, "
+                  "comma-separated")
+      ->delimiter(',');
+  cmd->callback([o, &exit_code] { runInverseCommand(*o, exit_code); });
 }
 
 }  // namespace loopdyn::cli

@@ -9,6 +9,8 @@
 ///   InverseSetup setup = setUpInverse(spec, request);
 ///   inverseDynamics(setup.model, setup.start.state, setup.times, on_sample);
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +40,14 @@ struct InverseRequest {
   /// is integrated), so the default leaves it out.
   std::vector<std::string> columns = {"bodies", "violation", "reactions", "efforts"};
   std::string reactions = "world";                 ///< world, joint, all, none
+  /// The choice among a redundant actuation's efforts (sim/effort_resolution.hpp): least-norm,
+  /// weighted (by motor_constants), bounded (within effort_limits, weighted by motor_constants
+  /// where given).
+  std::string resolution = "least-norm";
+  /// Actuator (driver) name -> motor constant k > 0: the weighted choice minimises sum (tau / k)^2.
+  std::map<std::string, Scalar> motor_constants;
+  /// Actuator (driver) name -> (lower, upper) bounds of its effort (bounded).
+  std::map<std::string, std::pair<Scalar, Scalar>> effort_limits;
 };
 
 /// A request set up: the prescribed model, its assembled start, the times, the rows' columns.
@@ -51,6 +61,7 @@ struct InverseSetup {
   /// Redundant actuation's preloads at the start: an orthonormal basis of the efforts' free
   /// combinations (effortPreloads), one vector per preload, entries in driverNames' order.
   std::vector<VecX> preloads;
+  InverseOptions options;  ///< the run's options: the request's resolution over driverNames
 };
 
 /// Sets up `request` on `spec`. Throws ModelError ("file:line:col: error: ...") for what is wrong
@@ -58,6 +69,10 @@ struct InverseSetup {
 /// the request's field ("actuators: ...", "t_end: ...") for the request's own problems. A start
 /// that does not assemble is returned (start.converged false), not thrown.
 InverseSetup setUpInverse(const ModelSpec& spec, const InverseRequest& request);
+
+/// inverseDynamics on a set-up request (its start, times and options), each time's row of
+/// setup.columns to on_row. Precondition: setup.start converged.
+InverseResult runInverse(const InverseSetup& setup, const std::function<void(const std::vector<double>&)>& on_row);
 
 /// An inverse-dynamics run's rows and outcome.
 struct InverseTable {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the planar example models (slider_crank, five_bar, parallelogram_lift, jansen_linkage,
+"""Writes the planar example models (slider_crank, five_bar, parallelogram_lift(_two_motors), jansen_linkage,
 three_rpr)
 with exactly assembled initial poses: each link's pose from its two joint points, found by
 intersecting circles. Run from the repository root: models/generators/planar_examples.py"""
@@ -127,27 +127,31 @@ def five_bar():
 # efforts (the actuator torques) are the result. Regular: the arms never stretch out here.""", text)
 
 
-def parallelogram_lift():
+def lift_mechanism():
+    """The parallelogram lift's ground, bodies and joints: a deck on three parallel 1 m arms from
+    ground pivots 0.5 m apart, at 60 degrees."""
     pivots = [(0.0, 0.0), (0.5, 0.0), (1.0, 0.0)]
     angle = math.radians(60)
     tops = [(x + math.cos(angle), y + math.sin(angle)) for x, y in pivots]
     deck_centre = (tops[1][0], tops[1][1])
     markers = [(f"t{k + 1}",) + local(p, deck_centre, 0.0) for k, p in enumerate(tops)]
-    text = "\n".join([
-        "name: parallelogram_lift",
-        'description: "Lifting deck on three parallel arms: one arm more than a parallelogram needs"',
-        "dimension: 2", "gravity: [0, -9.81]",
+    return [
         ground([(f"g{k + 1}", p) for k, p in enumerate(pivots)]),
         "bodies:",
         bar("arm1", pivots[0], tops[0]), bar("arm2", pivots[1], tops[1]), bar("arm3", pivots[2], tops[2]),
         body("deck", 20.0, 20.0 * 1.2 ** 2 / 12, deck_centre, 0.0, markers),
         "joints:",
-        "  - {name: G1, type: revolute, between: [ground.g1, arm1.p]}",
-        "  - {name: G2, type: revolute, between: [ground.g2, arm2.p]}",
-        "  - {name: G3, type: revolute, between: [ground.g3, arm3.p]}",
-        "  - {name: T1, type: revolute, between: [arm1.q, deck.t1]}",
-        "  - {name: T2, type: revolute, between: [arm2.q, deck.t2]}",
-        "  - {name: T3, type: revolute, between: [arm3.q, deck.t3]}",
+    ] + [f"  - {{name: {j}, type: revolute, between: [{a}, {b}]}}" for j, a, b in (
+        ("G1", "ground.g1", "arm1.p"), ("G2", "ground.g2", "arm2.p"), ("G3", "ground.g3", "arm3.p"),
+        ("T1", "arm1.q", "deck.t1"), ("T2", "arm2.q", "deck.t2"), ("T3", "arm3.q", "deck.t3"))]
+
+
+def parallelogram_lift():
+    text = "\n".join([
+        "name: parallelogram_lift",
+        'description: "Lifting deck on three parallel arms: one arm more than a parallelogram needs"',
+        "dimension: 2", "gravity: [0, -9.81]",
+    ] + lift_mechanism() + [
         "forces:",
         "  - {name: lift, type: joint_effort, joint: G1, profile: {type: constant, value: 150}}",
     ])
@@ -156,6 +160,28 @@ def parallelogram_lift():
 # parallelogram; the third is redundant: n = 12, m = 12, rank 11, redundancy 1, one degree of
 # freedom. How the deck's weight is shared among the arms is not determined: the arms' reactions
 # are non-unique, and loopdyn marks them so.""", text)
+
+
+def parallelogram_lift_two_motors():
+    """The parallelogram lift's deck raised and lowered by two motors, one on each of the first two
+    arms, following the same profile: redundant actuation whose trajectories agree exactly (a
+    parallelogram's arms stay parallel)."""
+    profile = f"{{type: sine, offset: {num(math.radians(60))}, amplitude: 0.4, frequency: 0.5, phase: 0}}"
+    text = "\n".join([
+        "name: parallelogram_lift_two_motors",
+        'description: "Lifting deck on three parallel arms, two of them driven: redundant actuation"',
+        "dimension: 2", "gravity: [0, -9.81]",
+    ] + lift_mechanism() + [
+        "drivers:",
+        f"  - {{name: motor1, joint: G1, profile: {profile}}}",
+        f"  - {{name: motor2, joint: G2, profile: {profile}}}",
+    ])
+    write("parallelogram_lift_two_motors", """# Parallelogram lift with two motors (redundant actuation, issue 50): the deck and arms of
+# parallelogram_lift.yaml, the first two arms each driven by a motor along the same sine (60 deg
+# +- 0.4 rad at 0.5 Hz). One freedom, two actuators: n = 12, m = 14 (2 from drivers), rank 12,
+# redundancy 2 -- the third arm's share of the deck (the reactions' freedom) and the motors'
+# preload (motor1 against motor2 through the deck). Their sum, the deck's lift, is unique; how it
+# is split is a choice: `loopdyn inverse --resolution least-norm|weighted|bounded`.""", text)
 
 
 def jansen_linkage():
@@ -254,5 +280,6 @@ if __name__ == "__main__":
     slider_crank()
     five_bar()
     parallelogram_lift()
+    parallelogram_lift_two_motors()
     jansen_linkage()
     three_rpr()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import os
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -185,16 +185,24 @@ class Inverse:
 
 
 def inverse(model: Model, actuators: Sequence[str] = (), trajectory: Optional[Union[str, os.PathLike]] = None,
-            t_end: float = 0, sample: float = 0.01, columns: Sequence[str] = (), reactions: str = "world") -> Inverse:
+            t_end: float = 0, sample: float = 0.01, columns: Sequence[str] = (), reactions: str = "world",
+            resolution: str = "least-norm", motor_constants: Optional[Dict[str, float]] = None,
+            effort_limits: Optional[Dict[str, Union[float, Tuple[float, float]]]] = None) -> Inverse:
     """Inverse dynamics (docs/inverse_dynamics.md): the efforts of the actuators and the reactions
     of a prescribed motion, the same numbers as `loopdyn inverse MODEL --actuators A,B --trajectory
     T.csv` (or `--t-end T_END --sample SAMPLE` for the model's own drivers). actuators: joint
     efforts or revolute/prismatic joints; trajectory: a CSV with t and JOINT.q1 (JOINT.v1) columns,
-    e.g. a `loopdyn simulate --columns joints` output. Raises InvalidArgument (the message starts
+    e.g. a `loopdyn simulate --columns joints` output. With redundant actuation, resolution chooses
+    the efforts (`--resolution`): least-norm, weighted (the least sum of (effort / k)^2 with
+    motor_constants {actuator: k}) or bounded (that choice within effort_limits {actuator: max or
+    (lower, upper)}; the run stops where none is). Raises InvalidArgument (the message starts
     with the argument's name) and ModelError (the table's file:line:col)."""
     if isinstance(actuators, str):
         actuators = [actuators]
     if isinstance(columns, str):
         columns = [columns]
+    limits = {}
+    for name, bound in (effort_limits or {}).items():
+        limits[name] = (-abs(float(bound)), abs(float(bound))) if isinstance(bound, (int, float)) else tuple(map(float, bound))
     return Inverse(**_inverse(model, list(actuators), "" if trajectory is None else os.fspath(trajectory), t_end, sample,
-                              list(columns), reactions))
+                              list(columns), reactions, resolution, dict(motor_constants or {}), limits))

@@ -1,5 +1,5 @@
 import os
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -124,4 +124,6 @@ class Inverse:
     def t(self) -> np.ndarray: ...
 
 def inverse(model: Model, actuators: Sequence[str] = (), trajectory: Optional[Union[str, os.PathLike]] = None,
-            t_end: float = 0, sample: float = 0.01, columns: Sequence[str] = (), reactions: str = "world") -> Inverse: ...
+            t_end: float = 0, sample: float = 0.01, columns: Sequence[str] = (), reactions: str = "world",
+            resolution: str = "least-norm", motor_constants: Optional[Dict[str, float]] = None,
+            effort_limits: Optional[Dict[str, Union[float, Tuple[float, float]]]] = None) -> Inverse: ...

@@ -24,6 +24,18 @@ class Inverse(unittest.TestCase):
         self.assertLess(np.abs(run["drive1.effort"] - forward["drive1.effort"]).max(), 1e-8 * scale)
         self.assertLess(run.max_continuity_miss, 1e-3)
 
+    def test_redundant_efforts_are_a_named_choice(self):
+        model = loopdyn.load(os.path.join(MODELS, "parallelogram_lift_two_motors.yaml"))
+        least = loopdyn.inverse(model, t_end=1, sample=0.1)
+        total = least["motor1.effort"] + least["motor2.effort"]  # (unique: the deck's lift)
+        np.testing.assert_allclose(least["motor1.effort"], total / 2, rtol=1e-9, atol=1e-9)
+        bounded = loopdyn.inverse(model, t_end=1, sample=0.1, resolution="bounded", motor_constants={"motor2": 2},
+                                  effort_limits={"motor2": (-10, 60)})
+        self.assertTrue(bounded.ok, bounded.failure)
+        np.testing.assert_allclose(bounded["motor2.effort"], np.clip(0.8 * total, -10, 60), rtol=1e-9, atol=1e-9)
+        with self.assertRaisesRegex(loopdyn.InvalidArgument, "motor_constants: the weighted resolution needs"):
+            loopdyn.inverse(model, t_end=1, resolution="weighted")
+
     def test_samples_too_coarse_to_vouch_for_the_branch(self):
         run = loopdyn.inverse(loopdyn.load(os.path.join(MODELS, "jansen_linkage.yaml")), t_end=0.6, sample=0.2)
         self.assertFalse(run.ok)

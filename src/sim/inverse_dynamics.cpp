@@ -33,9 +33,11 @@ struct InverseRun {
   VecX a_before;
   Scalar ratio_before = 1;   // the time before's |R_rr| / |R_11| (checkRegular)
   Scalar regular_ratio = 1;  // its regular level on the motion (RankReport::generic_ratio)
+  bool resolve = false;      // the efforts are chosen (redundant actuation) or checked (bounds)
 
   InverseRun(const Model& m, const InverseOptions& o, const State& x0) : model(m), options(o), kin(m), ws(m), lagrange(m), x(x0) {
     result.continuity_bound = o.continuity_tolerance;
+    resolve = o.resolution.kind == EffortResolution::Kind::Bounded || !effortPreloads(m, x0, o.rank_threshold).empty();
   }
 
   /// The generic rank of C on the motion through the start (a rank below it later is a singular pose).
@@ -162,6 +164,8 @@ struct InverseRun {
       result.problem = problem.empty() ? Problem::of(Problem::Kind::NonFiniteAccelerations) : problem;
       return false;
     }
+    if (resolve && !resolveEfforts(model, ws.kin, options.resolution, ws.lambda, options.rank_threshold))
+      return effortsOutOfBounds();
     sample.x = x;
     sample.a = ws.a;
     sample.lambda = ws.lambda;
@@ -172,6 +176,23 @@ struct InverseRun {
     result.max_position_residual = std::max(result.max_position_residual, sample.position_violation);
     result.max_velocity_residual = std::max(result.max_velocity_residual, sample.velocity_violation);
     return checkAccelerations() && checkContinuity();
+  }
+
+  /// Stops where the bounds admit no efforts, with the weighted choice without them.
+  bool effortsOutOfBounds() {
+    result.status = InverseStatus::EffortLimitsExceeded;
+    EffortResolution unbounded = options.resolution;
+    unbounded.kind = EffortResolution::Kind::Weighted;
+    VecX lambda = ws.lambda;
+    resolveEfforts(model, ws.kin, unbounded, lambda, options.rank_threshold);
+    std::vector<Eigen::Index> rows;
+    for (const Pair& pair : model.pairs())
+      if (pair.type == "driver") rows.push_back(pair.row);
+    result.limited_efforts.resize(static_cast<Eigen::Index>(rows.size()));
+    for (std::size_t i = 0; i < rows.size(); ++i) result.limited_efforts(static_cast<Eigen::Index>(i)) = -lambda(rows[i]);
+    result.effort_lower = options.resolution.lower;
+    result.effort_upper = options.resolution.upper;
+    return false;
   }
 
   /// This time's state on one smooth motion with the time before's (kinematics/motion_continuity.hpp).

@@ -62,6 +62,31 @@ TEST(InverseCommand, SamplesTooCoarseToVouchForTheBranchStopTheRun) {
   EXPECT_EQ(run.exit_code, 0) << run.output;
 }
 
+// Redundant actuators' efforts are a named choice: the summary says which; limits that no split
+// keeps stop the run (exit 3) naming the effort; a limit on no actuator is the option's error.
+TEST(InverseCommand, ResolutionIsNamedAndLimitsStopTheRun) {
+  const fs::path dir = scratchDirectory("resolution");
+  const std::string model = test::modelPath("parallelogram_lift_two_motors"), out = (dir / "lift.csv").string();
+  test::CliRun run = test::runCli("inverse " + model + " --t-end 0.5 --resolution bounded --motor-constants motor2=2 "
+                                  "--effort-limits motor2=100 --out " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_TRUE(contains(run.output, "efforts      NOT unique: motor1, motor2 (redundant actuation: their values are the "
+                                   "bounded choice, one of many)"))
+      << run.output;
+  run = test::runCli("inverse " + model + " --t-end 0.5 --resolution bounded --effort-limits motor1=50,motor2=-10:60 --out " +
+                     (dir / "tight.csv").string());
+  EXPECT_EQ(run.exit_code, 3) << run.output;
+  EXPECT_TRUE(contains(run.output, "at t = 0: no efforts within the limits produce the motion")) << run.output;
+  EXPECT_TRUE(contains(run.output, "motor1 56.4 (limits -50 to 50)")) << run.output;
+  run = test::runCli("inverse " + model + " --t-end 0.5 --resolution bounded --effort-limits motr1=50 --out " +
+                     (dir / "typo.csv").string());
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_TRUE(contains(run.output, "--effort-limits: 'motr1' is not an actuator of the run (did you mean 'motor1'?)"))
+      << run.output;
+  EXPECT_FALSE(fs::exists(dir / "tight.csv"));
+  EXPECT_FALSE(fs::exists(dir / "typo.csv"));
+}
+
 TEST(InverseCommand, BadInputNamesTheFileLineAndWritesNothing) {
   const fs::path dir = scratchDirectory("bad_input");
   const std::string model = test::modelPath("slider_crank"), out = (dir / "out.csv").string();

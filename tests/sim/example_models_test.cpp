@@ -62,6 +62,7 @@ INSTANTIATE_TEST_SUITE_P(BeyondThePapers, ExampleModels,
                                            Example{"stewart_platform", 78, 78, 0, 0},
                                            Example{"knife_edge_car", 9, 8, 2, 1},
                                            Example{"parallelogram_lift", 12, 11, 1, 1},
+                                           Example{"parallelogram_lift_two_motors", 12, 12, 2, 0},
                                            Example{"jansen_linkage", 21, 21, 0, 0}),
                          [](const auto& info) { return std::string(info.param.name); });
 

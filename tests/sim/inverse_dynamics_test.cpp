@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "loopdyn/io/model_reader.hpp"
+#include "loopdyn/kinematics/constraint_evaluation.hpp"
 #include "loopdyn/loopdyn.hpp"
 #include "test_models.hpp"
 
@@ -156,6 +157,64 @@ TEST(InverseDynamics, RedundantActuationHasNonUniqueEffortsWithTheirPowerUnique)
                 .cwiseAbs()
                 .maxCoeff(),
             0.1);
+}
+
+/// The two-motor lift's samples (efforts -lambda of the drivers' rows) under a resolution.
+std::vector<Sample> liftSamples(const InverseRequest& request, InverseStatus expected = InverseStatus::Completed) {
+  const InverseSetup setup = setUpInverse(io::readModelFile(test::modelPath("parallelogram_lift_two_motors")), request);
+  std::vector<Sample> out;
+  const InverseResult result = inverseDynamics(setup.model, setup.start.state, setup.times,
+                                               [&](const Sample& s) { out.push_back(s); }, setup.options);
+  EXPECT_EQ(result.status, expected) << request.resolution;
+  return out;
+}
+
+// The parallelogram lift raised by two motors on parallel arms (models/parallelogram_lift_two_motors.yaml):
+// by virtual work only their sum T = tau1 + tau2 is determined (the arms turn alike) -- the one
+// motor's torque when the other is taken away -- and each resolution's split follows by hand:
+// least-norm tau1 = tau2 = T/2; weighted by k = (1, 2), min (tau1/1)^2 + (tau2/2)^2 on the line
+// tau1 + tau2 = T: tau = T (1, 4)/5; bounded |tau2| <= 100 besides: tau2 = clamp(4T/5), tau1 = T - tau2;
+// motor1 within 50 and motor2 within [-10, 60] cannot give T(0) = 112.8: the run stops. Every
+// choice differs from another by a self-stress (C^T delta lambda = 0): the reactions move with the efforts.
+TEST(InverseDynamics, ResolutionsSplitTheLiftAsDerivedByHand) {
+  InverseRequest request;
+  request.t_end = 2;
+  request.sample = 0.05;
+  const std::vector<Sample> least = liftSamples(request);
+  ModelSpec one_motor = io::readModelFile(test::modelPath("parallelogram_lift_two_motors"));
+  one_motor.drivers.pop_back();
+  const InverseSetup single = setUpInverse(one_motor, request);
+  std::vector<Scalar> T;
+  inverseDynamics(single.model, single.start.state, single.times,
+                  [&](const Sample& s) { T.push_back(-s.lambda(single.model.pairs()[single.model.pairs().size() - 1].row)); });
+  request.resolution = "weighted";
+  request.motor_constants = {{"motor2", 2}};
+  const std::vector<Sample> weighted = liftSamples(request);
+  request.resolution = "bounded";
+  request.effort_limits = {{"motor2", {-100, 100}}};
+  const std::vector<Sample> bounded = liftSamples(request);
+  ASSERT_EQ(T.size(), least.size());
+  ASSERT_EQ(weighted.size(), least.size());
+  ASSERT_EQ(bounded.size(), least.size());
+  const Model model = compile(io::readModelFile(test::modelPath("parallelogram_lift_two_motors")));
+  const int row1 = model.pairs()[model.pairs().size() - 2].row, row2 = model.pairs().back().row;
+  const auto tau = [&](const Sample& s) { return Vec2(-s.lambda(row1), -s.lambda(row2)); };
+  KinematicsWorkspace kin(model);
+  Scalar clamped = 0;
+  for (std::size_t i = 0; i < least.size(); ++i) {
+    const Scalar scale = std::max<Scalar>(std::abs(T[i]), 1), tau2 = std::clamp<Scalar>(0.8 * T[i], -100, 100);
+    EXPECT_LT((tau(least[i]) - Vec2(T[i] / 2, T[i] / 2)).norm(), 1e-9 * scale) << i;
+    EXPECT_LT((tau(weighted[i]) - Vec2(T[i] / 5, 0.8 * T[i])).norm(), 1e-9 * scale) << i;
+    EXPECT_LT((tau(bounded[i]) - Vec2(T[i] - tau2, tau2)).norm(), 1e-9 * scale) << i;
+    clamped = std::max(clamped, std::abs(0.8 * T[i]) - 100);
+    evaluateConstraints(model, kin, least[i].x);
+    const MatX Ct = kin.C.dense().transpose();
+    EXPECT_LT((Ct * (weighted[i].lambda - least[i].lambda)).norm(), 1e-9 * scale) << i;
+    EXPECT_LT((Ct * (bounded[i].lambda - least[i].lambda)).norm(), 1e-9 * scale) << i;
+  }
+  EXPECT_GT(clamped, 50);  // (the bound does bind: 4T/5 reaches 213 N m)
+  request.effort_limits = {{"motor1", {-50, 50}}, {"motor2", {-10, 60}}};
+  EXPECT_TRUE(liftSamples(request, InverseStatus::EffortLimitsExceeded).empty());
 }
 
 // 3-RPR at its type-II singular pose (models/three_rpr_singular.yaml): the drivers' rows lose rank

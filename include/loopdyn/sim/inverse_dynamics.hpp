@@ -19,6 +19,7 @@
 #include "loopdyn/analysis/constraint_rank.hpp"
 #include "loopdyn/kinematics/assembly.hpp"
 #include "loopdyn/kinematics/motion_continuity.hpp"
+#include "loopdyn/sim/effort_resolution.hpp"
 #include "loopdyn/sim/simulation.hpp"
 
 namespace loopdyn {
@@ -45,6 +46,9 @@ enum class InverseStatus {
   /// by more than InverseOptions::continuity_tolerance of their step -- a jump to another assembly
   /// branch, or samples too coarse to tell (sample finer).
   BranchJump,
+  /// No efforts within the bounds of a bounded resolution produce the motion at that time
+  /// (sim/effort_resolution.hpp; InverseResult::limited_efforts: the choice without the bounds).
+  EffortLimitsExceeded,
 };
 
 struct InverseResult {
@@ -61,6 +65,9 @@ struct InverseResult {
   /// (unbounded_with_preloads true when that includes preloads' directions).
   std::vector<VecX> unbounded_efforts;
   bool unbounded_with_preloads = false;
+  /// EffortLimitsExceeded: the weighted choice of efforts without the bounds there, and the bounds
+  /// (over driverNames).
+  VecX limited_efforts, effort_lower, effort_upper;
   AssemblyFailure assembly;  ///< AssemblyFailed
   Problem problem;           ///< EvaluationFailed
   /// The largest ||Phi_s|| / L and ||diag(row)(C v + b)|| / L of the samples, and the largest
@@ -85,6 +92,8 @@ struct InverseOptions {
   /// The largest miss of the Hermite rule between consecutive times accepted, relative to the
   /// points' step (plus kContinuityFloor L for rounding): beyond it the run stops (BranchJump).
   Scalar continuity_tolerance = 0.1;
+  /// The choice among a redundant actuation's efforts, and the bounds a bounded one keeps.
+  EffortResolution resolution;
 };
 
 /// The miss of the continuity check always accepted, in characteristic lengths: the assembly's
