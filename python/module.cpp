@@ -20,6 +20,7 @@
 #include "event_text.hpp"
 #include "failure_text.hpp"
 #include "loopdyn/common/stage_clock.hpp"
+#include "loopdyn/actuation_analysis.hpp"
 #include "loopdyn/criterion_sweep.hpp"
 #include "loopdyn/io/model_reader.hpp"
 #include "loopdyn/io/output_file.hpp"
@@ -146,10 +147,16 @@ loopdyn::CriterionSweep sweptCriterion(const PyModel& m, const loopdyn::State& s
 py::object analyzeModel(const PyModel& m, int samples, const std::string& method, double threshold,
                         double uniqueness_threshold, bool criterion, bool motions, bool topology,
                         const std::string& coordinates, const std::vector<std::string>& groups,
-                        const std::string& sweep, const std::string& sweep_csv) {
+                        const std::string& sweep, const std::string& sweep_csv,
+                        const std::vector<std::string>& actuators) {
   loopdyn::reports::AnalysisSettings settings =
       analysisSettings(m, samples, method, threshold, uniqueness_threshold, coordinates, groups);
-  settings.criterion = criterion || !sweep.empty();  // (a sweep tabulates the criterion)
+  const bool actuation = !actuators.empty(), actuation_sweep = actuation && !sweep.empty();
+  if (actuation_sweep && criterion)
+    throw loopdyn::InvalidArgument("sweep: with criterion it sweeps the criterion, with actuators the actuation: give one");
+  if (actuation_sweep && !sweep_csv.empty())
+    throw loopdyn::InvalidArgument("sweep_csv: it writes the criterion's sweep; the actuation's is in the report");
+  settings.criterion = criterion || (!sweep.empty() && !actuation);  // (a sweep tabulates the criterion)
   settings.motions = motions;
   settings.topology = topology;
   const loopdyn::SweepRequest request = sweep.empty() ? loopdyn::SweepRequest{} : sweepRequest(m, sweep, sweep_csv);
@@ -161,9 +168,14 @@ py::object analyzeModel(const PyModel& m, int samples, const std::string& method
     const loopdyn::AssemblyResult assembly = loopdyn::assemble(m.model, ws, loopdyn::initialState(m.model));
     if (!assembly.converged) throw AssemblyFailed(m.path + ": " + assembly.message, assembly.failure);
     std::optional<loopdyn::CriterionSweep> swept;
-    if (!sweep.empty()) swept = sweptCriterion(m, assembly.state, request, sweep_csv, csv);
+    if (!sweep.empty() && !actuation) swept = sweptCriterion(m, assembly.state, request, sweep_csv, csv);
     results = loopdyn::reports::computeAnalysis(m.model, assembly, m.path, settings);
     results.sweep = std::move(swept);
+    if (actuation) {
+      loopdyn::ActuationRequest wanted{actuators, request};
+      results.actuation = loopdyn::analyzeActuation(m.spec, wanted);
+      results.actuation_sweep = request;
+    }
     if (csv) csv->commit();
   }
   // the object `loopdyn analyze --json` prints, as Python objects
@@ -405,7 +417,7 @@ PYBIND11_MODULE(_loopdyn, mod) {
            py::arg("uniqueness_threshold") = loopdyn::kUniquenessThreshold, py::arg("criterion") = false,
            py::arg("motions") = false, py::arg("topology") = false, py::arg("coordinates") = "absolute",
            py::arg("groups") = std::vector<std::string>{}, py::arg("sweep") = "", py::arg("sweep_csv") = "",
-           "The report of `loopdyn analyze --json` as Python objects.")
+           py::arg("actuators") = std::vector<std::string>{}, "The report of `loopdyn analyze --json` as Python objects.")
       .def("__repr__", [](const PyModel& m) {
         return "<loopdyn.Model '" + m.model.name() + "': " + std::to_string(m.model.nb()) + " bodies, n = " +
                std::to_string(m.model.nv()) + ">";

@@ -3,6 +3,7 @@
 #include "loopdyn/analysis/independent_rows.hpp"
 #include "loopdyn/dynamics/mass_and_forces.hpp"
 #include "loopdyn/dynamics/singular_watch.hpp"
+#include "actuation_report.hpp"
 #include "assembly_changes.hpp"
 #include "criterion_sweep_report.hpp"
 #include "relative_uniqueness_report.hpp"
@@ -299,6 +300,7 @@ std::string analysisText(const AnalysisResults& res) {
   if (res.motions) printMotions(os, res);
   if (res.topology) os << topologyText(*res.model);
   if (res.sweep) os << sweepText(*res.model, *res.sweep);
+  if (res.actuation) os << actuationText(*res.actuation, res.actuation_sweep);
   return os.str();
 }
 
@@ -459,6 +461,10 @@ void writeAnalysis(io::TreeWriter& w, const AnalysisResults& res) {
   writeAssemblyJson(w, model, res.assembly);
   writeUniquenessJson(w, model, res.uniqueness);
   if (res.criterion) writeCriterionJson(w, model, *res.criterion);
+  if (res.actuation) {
+    w.key("actuation");
+    writeActuation(w, *res.actuation, res.actuation_sweep);
+  }
   if (res.sweep) {
     w.key("criterion_sweep");
     writeSweep(w, model, *res.sweep);

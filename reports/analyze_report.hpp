@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "loopdyn/actuation_analysis.hpp"
 #include "loopdyn/criterion_sweep.hpp"
 #include "loopdyn/loopdyn.hpp"
 #include "loopdyn/analysis/constraint_rank.hpp"
@@ -28,6 +29,9 @@ struct AnalysisResults : Analysis {
   bool topology = false;
   /// With --sweep: the projective criterion over a driven sweep (loopdyn/criterion_sweep.hpp).
   std::optional<CriterionSweep> sweep;
+  /// With --actuators: the actuation at the pose (and along --sweep: loopdyn/actuation_analysis.hpp).
+  std::optional<ActuationReport> actuation;
+  SweepRequest actuation_sweep;
   /// The cautions (Analysis::cautions) as sentences, one each.
   std::vector<std::string> warnings;
 };

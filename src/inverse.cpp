@@ -9,11 +9,16 @@
 
 #include "loopdyn/common/spelling.hpp"
 #include "loopdyn/io/csv_table.hpp"
+#include "actuators.hpp"
 #include "row_matrix.hpp"
 
 namespace loopdyn {
 
 namespace {
+
+using detail::Actuator;
+using detail::resolveActuator;
+using detail::targetOf;
 
 [[noreturn]] void refuse(const std::string& field, const std::string& message) {
   throw InvalidArgument(field + ": " + message);
@@ -21,39 +26,6 @@ namespace {
 
 [[noreturn]] void tableError(const io::CsvTable& table, int line, const std::string& message) {
   throw ModelError({Diagnostic{SourceLocation{table.path, line, 1}, message}});
-}
-
-/// The joint an actuator acts in, and its driver's name: a joint effort's (the force removed from
-/// spec, its driver taking its name) or a joint's own (the driver JOINT.actuator).
-struct Actuator {
-  std::string driver, joint;
-};
-
-Actuator resolveActuator(ModelSpec& spec, const std::string& name) {
-  const auto force = std::find_if(spec.forces.begin(), spec.forces.end(), [&](const ForceSpec& f) { return f.name == name; });
-  if (force != spec.forces.end()) {
-    if (force->type != ForceType::JointEffort)
-      refuse("actuators", "'" + name + "' is a force but not a joint effort: an actuator acts in a joint");
-    Actuator a{name, force->joint};
-    spec.forces.erase(force);
-    return a;
-  }
-  if (std::any_of(spec.joints.begin(), spec.joints.end(), [&](const JointSpec& j) { return j.name == name; }))
-    return Actuator{name + ".actuator", name};
-  std::vector<std::string> known;
-  for (const ForceSpec& f : spec.forces)
-    if (f.type == ForceType::JointEffort) known.push_back(f.name);
-  for (const JointSpec& j : spec.joints) known.push_back(j.name);
-  refuse("actuators", "'" + name + "' is neither a joint effort nor a joint of the model" + didYouMean(name, known));
-}
-
-/// The driver's target for a one-coordinate joint: its rotation (revolute) or translation (prismatic).
-DriverTarget targetOf(const ModelSpec& spec, const Actuator& a) {
-  const JointSpec& joint = *std::find_if(spec.joints.begin(), spec.joints.end(), [&](const JointSpec& j) { return j.name == a.joint; });
-  if (joint.type == JointType::Revolute) return DriverTarget::JointRotation;
-  if (joint.type == JointType::Prismatic) return DriverTarget::JointTranslation;
-  refuse("actuators", "'" + a.joint + "' is a " + std::string(jointTypeName(joint.type)) +
-                          " joint: an actuator drives a revolute or prismatic joint's one coordinate");
 }
 
 /// Column `name` of the table, or nothing.

@@ -34,7 +34,25 @@ struct AnalyzeOptions {
   bool motions = false;
   bool topology = false;
   std::string coordinates = "absolute";
+  std::vector<std::string> actuators;
 };
+
+/// --actuators' analysis (and its --sweep) into results; false with the problem printed.
+bool actuationInto(const AnalyzeOptions& options, const SweepRequest& sweep, AnalysisResults& results) {
+  ActuationRequest request;
+  request.actuators = options.actuators;
+  request.sweep = sweep;
+  try {
+    results.actuation = analyzeActuation(io::readModelFile(options.model_path), request);
+    results.actuation_sweep = sweep;
+    return true;
+  } catch (const InvalidArgument& e) {
+    std::cerr << "loopdyn: error: " << inCommandLineWords(e.what()) << '\n';
+  } catch (const ModelError& e) {
+    for (const Diagnostic& d : e.diagnostics()) std::cerr << "loopdyn: error: --actuators: " << d.str() << '\n';
+  }
+  return false;
+}
 
 /// The ranges of --samples, --threshold and --uniqueness-threshold (the library's): false, with
 /// the problem printed, when one is out of range.
@@ -100,7 +118,21 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   const Model& model = loaded->model;
   std::optional<CriterionSweep> swept;
   std::optional<io::CsvFile> sweep_csv;  // committed after the report reached standard output
-  if (!options.sweep.empty() && !sweepTable(options, *loaded, sweep, swept, sweep_csv, exit_code)) return;
+  const bool actuation = !options.actuators.empty();
+  if (!options.sweep.empty() && !options.criterion && !actuation) {
+    std::cerr << "loopdyn: error: --sweep needs --criterion (the criterion's sweep) or --actuators (the actuation's)\n";
+    return;
+  }
+  if (actuation && !options.sweep_csv.empty()) {
+    std::cerr << "loopdyn: error: --csv writes the criterion's sweep; the actuation's is in the report\n";
+    return;
+  }
+  if (actuation && options.criterion && !options.sweep.empty()) {
+    std::cerr << "loopdyn: error: --sweep: with --criterion it sweeps the criterion, with --actuators the actuation: "
+                 "give one of them\n";
+    return;
+  }
+  if (!actuation && !options.sweep.empty() && !sweepTable(options, *loaded, sweep, swept, sweep_csv, exit_code)) return;
 
   AnalysisSettings settings;
   settings.uniqueness.methods = uniquenessMethods(model, options.method);
@@ -116,6 +148,8 @@ void runAnalyze(const AnalyzeOptions& options, int& exit_code) {
   settings.relative = options.coordinates == "relative";
   AnalysisResults results = computeAnalysis(model, loaded->assembly, options.model_path, settings);
   results.sweep = std::move(swept);
+  exit_code = kExitUsage;
+  if (actuation && !actuationInto(options, options.sweep.empty() ? SweepRequest{} : sweep, results)) return;
   const std::string report = options.json ? analysisJson(results) : analysisText(results);
   // the two routes to the same answer disagree: one of them is wrong, so the run is not a success
   const bool contradicted =
@@ -151,9 +185,15 @@ void addAnalyzeCommand(CLI::App& app, int& exit_code) {
                 "set of independent coordinates");
   cmd->add_option("--sweep", options->sweep,
                   "With --criterion: tabulate it over a driven sweep of one joint coordinate, JOINT.angle=FROM:TO:POINTS "
-                  "or JOINT.distance=FROM:TO:POINTS (paper 003, Fig. 3)")
-      ->needs("--criterion");
+                  "or JOINT.distance=FROM:TO:POINTS (paper 003, Fig. 3); with --actuators: the actuation over a sweep "
+                  "of one actuator");
   cmd->add_option("--csv", options->sweep_csv, "With --sweep: also write the sweep as CSV to this file")->needs("--sweep");
+  cmd->add_option("--actuators", options->actuators,
+                  "Actuators (joint efforts or revolute/prismatic joints, comma-separated; the model's drivers too), "
+                  "held at the pose: which freedoms they control, actuation redundancy and preloads, which efforts "
+                  "are unique, whether the pose is an actuation singularity; with --sweep ACTUATOR.angle=FROM:TO:POINTS "
+                  "the same along the sweep of one actuator, the others held")
+      ->delimiter(',');
   cmd->add_flag("--motions", options->motions,
                 "Also print the admissible motions at the configuration (paper 004): the null space of the constraint "
                 "matrix, with the extra motions of a singular configuration");

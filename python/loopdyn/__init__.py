@@ -40,12 +40,15 @@ def _arrays(value):
 def _analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e-9, uniqueness_threshold: float = 1e-8,
              criterion: bool = False, motions: bool = False, topology: bool = False, coordinates: str = "absolute",
              groups: Sequence[str] = (), sweep: Optional[str] = None,
-             sweep_csv: Optional[Union[str, os.PathLike]] = None, arrays: bool = True):
+             sweep_csv: Optional[Union[str, os.PathLike]] = None, arrays: bool = True, actuators: Sequence[str] = ()):
     """The report of `loopdyn analyze --json` (docs/analysis.md) as Python objects: the same keys and
     values, with numeric lists as numpy arrays (arrays=False: exactly the JSON's lists).
     sweep ("JOINT.angle=FROM:TO:POINTS", as `--sweep`) adds the projective criterion over a driven
     sweep of that joint coordinate (paper 003, Fig. 3; key criterion_sweep, and the criterion at the
-    configuration), sweep_csv writes it as `--csv` does.
+    configuration), sweep_csv writes it as `--csv` does. actuators (as `--actuators`) adds the
+    actuation at the pose (key actuation: what they control, their redundancy and preloads,
+    whether the pose is an actuation singularity), and with sweep ("ACTUATOR.angle=FROM:TO:POINTS")
+    the actuation along that actuator's sweep instead of the criterion's.
     coordinates="relative" adds the uniqueness decided inside the DCA (paper 000; key
     relative_uniqueness), as `analyze --coordinates relative`; groups ("NAME=PAIR,PAIR,...@BODY",
     as `--group`) adds the uniqueness of those pairs' resultant on BODY. Raises InvalidArgument for
@@ -54,8 +57,11 @@ def _analyze(self, samples: int = 8, method: str = "auto", threshold: float = 1e
     command line exits 3; loopdyn.simulate returns that failure in its result instead."""
     if isinstance(groups, str):
         groups = [groups]
+    if isinstance(actuators, str):
+        actuators = [actuators]
     report = self._analyze(samples, method, threshold, uniqueness_threshold, criterion, motions, topology,
-                           coordinates, list(groups), sweep or "", "" if sweep_csv is None else os.fspath(sweep_csv))
+                           coordinates, list(groups), sweep or "", "" if sweep_csv is None else os.fspath(sweep_csv),
+                           list(actuators))
     return _arrays(report) if arrays else report
 
 

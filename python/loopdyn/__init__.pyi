@@ -56,7 +56,7 @@ class Model:
                 uniqueness_threshold: float = 1e-8, criterion: bool = False, motions: bool = False,
                 topology: bool = False, coordinates: str = "absolute", groups: Sequence[str] = (),
                 sweep: Optional[str] = None, sweep_csv: Optional[Union[str, os.PathLike]] = None,
-                arrays: bool = True) -> Dict[str, Any]:
+                arrays: bool = True, actuators: Sequence[str] = ()) -> Dict[str, Any]:
         """The report of `loopdyn analyze --json` as Python objects (docs/analysis.md), numeric
         lists as numpy arrays (arrays=False: the JSON's lists; numbers the library holds as
         floating point are floats, counts ints, non-finite numbers None); coordinates="relative" adds

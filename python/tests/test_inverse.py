@@ -36,6 +36,16 @@ class Inverse(unittest.TestCase):
         with self.assertRaisesRegex(loopdyn.InvalidArgument, "motor_constants: the weighted resolution needs"):
             loopdyn.inverse(model, t_end=1, resolution="weighted")
 
+    def test_the_actuation_analysis_finds_the_slider_cranks_dead_centre(self):
+        report = loopdyn.load(os.path.join(MODELS, "slider_crank.yaml")).analyze(
+            actuators=["rail"], sweep="rail.distance=0.7:0.9:4")
+        actuation = report["actuation"]
+        self.assertEqual((actuation["freedoms"], actuation["controlled"], actuation["redundancy"]), (1, 1, 0))
+        edge = actuation["crossings"][0]
+        self.assertTrue(edge["edge"] and edge["singular"])
+        self.assertAlmostEqual(edge["value"], 0.8, places=6)  # rod 0.6 + crank 0.2
+        self.assertNotIn("criterion_sweep", report)
+
     def test_samples_too_coarse_to_vouch_for_the_branch(self):
         run = loopdyn.inverse(loopdyn.load(os.path.join(MODELS, "jansen_linkage.yaml")), t_end=0.6, sample=0.2)
         self.assertFalse(run.ok)

@@ -69,4 +69,11 @@ std::vector<VecX> unboundedEfforts(const Model& model, const State& x, const std
   return orthonormalColumns(E, lost);  // (the preloads nearby differ from x's by the distance: the largest)
 }
 
+Scalar pivotRatio(const RankReport& report, int generic_rank) {
+  const std::size_t r = static_cast<std::size_t>(generic_rank);
+  if (report.rows_certified_independent) return report.singular_value_ratio;
+  if (r == 0) return 1;
+  return r <= report.scaled_diagonal.size() ? report.scaled_diagonal[r - 1] : 0;
+}
+
 }  // namespace loopdyn

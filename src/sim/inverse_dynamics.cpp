@@ -82,11 +82,7 @@ struct InverseRun {
     rank.rank_threshold = options.rank_threshold;
     rank.generic_samples = 0;
     const RankReport report = analyzeConstraintsAt(model, kin, at, rank);
-    const std::size_t r = static_cast<std::size_t>(result.generic_rank);
-    ratio = report.rows_certified_independent ? report.singular_value_ratio
-            : r == 0                          ? 1
-            : r <= report.scaled_diagonal.size() ? report.scaled_diagonal[r - 1]
-                                                 : 0;
+    ratio = pivotRatio(report, result.generic_rank);
     return report;
   }
 

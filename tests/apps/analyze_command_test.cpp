@@ -64,6 +64,24 @@ TEST(AnalyzeCommand, DrivenPlatformAtASingularPoseIsReportedSingular) {
   EXPECT_NE(r.output.find("with the drivers released"), std::string::npos) << r.output;
 }
 
+// --actuators: the actuation block, and with --sweep the edge where the slider stops turning the
+// crank; a sweep without --criterion or --actuators, or of both, is refused.
+TEST(AnalyzeCommand, ActuatorsGetTheirBlockAndTheirSweep) {
+  CliRun r = run("analyze " + test::modelPath("slider_crank") + " --actuators rail --sweep rail.distance=0.7:0.9:4");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("  control    1 of the mechanism's 1 freedom(s); redundancy of actuation 0"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("  edge       rail.distance = 0.8 (the path turns back"), std::string::npos) << r.output;
+  r = run("analyze " + test::modelPath("slider_crank") + " --sweep rail.distance=0.7:0.9:4");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--sweep needs --criterion"), std::string::npos) << r.output;
+  r = run("analyze " + test::modelPath("slider_crank") + " --actuators rial");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--actuators: 'rial' is neither a joint effort nor a joint of the model (did you mean 'rail'?)"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(AnalyzeCommand, BrokenModelExitsWithCode2AndOneLocatedLine) {
   const std::string path = std::string(LOOPDYN_TEST_DATA_DIR) + "/broken/unknown_key.yaml";
   const CliRun r = run("analyze " + path);

@@ -42,4 +42,9 @@ std::vector<VecX> effortPreloads(const Model& model, const State& x, Scalar rank
 std::vector<VecX> unboundedEfforts(const Model& model, const State& x, const std::vector<VecX>* preloads,
                                    int generic_rank, int lost, Scalar rank_threshold = kRankThreshold);
 
+/// The distance from a singular pose as the simulation's watch reads it (dynamics/singular_watch.hpp):
+/// |R_rr| / |R_11| of the pivoted QR of C_s^T at the generic rank r (sigma_min / sigma_max where the
+/// sparse route certified the rows independent; 1 for r = 0; 0 when the rank fell below r).
+Scalar pivotRatio(const RankReport& report, int generic_rank);
+
 }  // namespace loopdyn
