@@ -55,11 +55,15 @@ DriverSpec trajectoryDriver(const ModelSpec& spec, const Actuator& a, const io::
                "no column '" + a.joint + ".q1' (the coordinate of the actuated joint '" + a.joint + "')" +
                    didYouMean(a.joint + ".q1", table.names));
   const std::vector<Scalar>* v = column(table, a.joint + ".v1");
+  const std::vector<Scalar>* acc = column(table, a.joint + ".a1");
+  if (acc && !v)
+    tableError(table, table.header_line,
+               "column '" + a.joint + ".a1' (the accelerations) needs '" + a.joint + ".v1' (the rates) beside it");
   DriverSpec d;
   d.name = a.driver;
   d.target = targetOf(spec, a);
   d.joint = a.joint;
-  d.profile = Profile::trajectory(times, *q, v ? *v : std::vector<Scalar>{});
+  d.profile = Profile::trajectory(times, *q, v ? *v : std::vector<Scalar>{}, acc ? *acc : std::vector<Scalar>{});
   d.where = SourceLocation{table.path, table.header_line, 1};
   return d;
 }

@@ -142,7 +142,7 @@ void addInverseCommand(CLI::App& app, int& exit_code) {
                   "actuators too")
       ->delimiter(',');
   cmd->add_option("--trajectory", o->request.trajectory,
-                  "CSV with a column t and, per actuated joint J, J.q1 (and optionally J.v1): e.g. `simulate --columns "
+                  "CSV with a column t and, per actuated joint J, J.q1 (and optionally J.v1, with it J.a1): e.g. `simulate --columns "
                   "joints` output; its times are the output's");
   cmd->add_option("--t-end", o->request.t_end, "Without --trajectory: the last time, s (the drivers' profiles)")
       ->check(finiteNumber(true));

@@ -31,7 +31,7 @@ struct InverseRequest {
   std::vector<std::string> actuators;
   /// A CSV table (io/csv_table.hpp): a column t and, for each actuator on joint J, J.q1 -- its
   /// angle or displacement, as `simulate --columns joints` writes it -- and optionally J.v1, its
-  /// rate; other columns are not read. The run's times are the table's. Empty: no table, the
+  /// rate, and with it J.a1, its acceleration; other columns are not read. The run's times are the table's. Empty: no table, the
   /// model's drivers from their initial time to t_end every `sample`.
   std::string trajectory;
   Scalar t_end = 0;

@@ -197,7 +197,7 @@ def inverse(model: Model, actuators: Sequence[str] = (), trajectory: Optional[Un
     """Inverse dynamics (docs/inverse_dynamics.md): the efforts of the actuators and the reactions
     of a prescribed motion, the same numbers as `loopdyn inverse MODEL --actuators A,B --trajectory
     T.csv` (or `--t-end T_END --sample SAMPLE` for the model's own drivers). actuators: joint
-    efforts or revolute/prismatic joints; trajectory: a CSV with t and JOINT.q1 (JOINT.v1) columns,
+    efforts or revolute/prismatic joints; trajectory: a CSV with t and JOINT.q1 (JOINT.v1, with it JOINT.a1) columns,
     e.g. a `loopdyn simulate --columns joints` output. With redundant actuation, resolution chooses
     the efforts (`--resolution`): least-norm, weighted (the least sum of (effort / k)^2 with
     motor_constants {actuator: k}) or bounded (that choice within effort_limits {actuator: max or

@@ -27,6 +27,7 @@ MatX selfStressEfforts(const Model& model, const State& x, Scalar rank_threshold
   while (rank < sigma.size() && sigma(rank) > rank_threshold * sigma(0)) ++rank;
   if (rank_given >= 0) rank = std::min<Eigen::Index>(rank, rank_given);
   MatX E(static_cast<Eigen::Index>(rows.size()), model.nc() - rank);
+  if (E.cols() == 0) return E;  // (no self-stress; and no rows of an empty matrix to assign)
   for (std::size_t i = 0; i < rows.size(); ++i) E.row(static_cast<Eigen::Index>(i)) = svd.matrixV().row(rows[i]).tail(E.cols());
   return E;
 }

@@ -106,11 +106,15 @@ Profile Profile::table(std::vector<Scalar> times, std::vector<Scalar> values) {
   return p;
 }
 
-Profile Profile::trajectory(std::vector<Scalar> times, std::vector<Scalar> values, std::vector<Scalar> rates) {
+Profile Profile::trajectory(std::vector<Scalar> times, std::vector<Scalar> values, std::vector<Scalar> rates,
+                            std::vector<Scalar> accelerations) {
   LOOPDYN_CHECK(times.size() == values.size(), "trajectory profile: ", times.size(), " times but ", values.size(),
                 " values");
   LOOPDYN_CHECK(rates.empty() || rates.size() == times.size(), "trajectory profile: ", times.size(), " times but ",
                 rates.size(), " rates");
+  LOOPDYN_CHECK(accelerations.empty() || (accelerations.size() == times.size() && !rates.empty()), "trajectory profile: ",
+                times.size(), " times and ", rates.size(), " rates but ", accelerations.size(),
+                " accelerations (one a time, with the rates)");
   LOOPDYN_CHECK(times.size() >= 4, "trajectory profile needs at least 4 points, got ", times.size());
   for (std::size_t i = 1; i < times.size(); ++i)
     LOOPDYN_CHECK(times[i] > times[i - 1], "trajectory profile: times must increase strictly");
@@ -118,10 +122,13 @@ Profile Profile::trajectory(std::vector<Scalar> times, std::vector<Scalar> value
   p.kind_ = Kind::Trajectory;
   if (rates.empty()) {
     notAKnotSpline(times, values, p.rates_, p.second_derivatives_);  // (the quintics are then its cubics)
-  } else {
+  } else if (accelerations.empty()) {
     std::vector<Scalar> moments;  // (of the rates' spline: f''')
     notAKnotSpline(times, rates, p.second_derivatives_, moments);
     p.rates_ = std::move(rates);
+  } else {
+    p.rates_ = std::move(rates);
+    p.second_derivatives_ = std::move(accelerations);
   }
   p.times_ = std::move(times);
   p.values_ = std::move(values);

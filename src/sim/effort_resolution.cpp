@@ -19,15 +19,15 @@ struct EffortFreedom {
 EffortFreedom effortFreedom(const Model& model, const KinematicsWorkspace& kin, const std::vector<Eigen::Index>& rows,
                             Scalar rank_threshold) {
   EffortFreedom out{MatX(model.nc(), 0), MatX(static_cast<Eigen::Index>(rows.size()), 0)};
-  if (model.nc() > kSparseRows) return out;
+  if (rows.empty() || model.nc() > kSparseRows) return out;
   const Eigen::JacobiSVD<MatX> svd(kin.C.dense().transpose(), Eigen::ComputeFullV);
   const VecX& sigma = svd.singularValues();
   Eigen::Index rank = 0;
   while (rank < sigma.size() && sigma(rank) > rank_threshold * sigma(0)) ++rank;
+  if (rank == model.nc()) return out;  // (no self-stress)
   const MatX N = svd.matrixV().rightCols(model.nc() - rank);  // the null space of C^T
   MatX E(static_cast<Eigen::Index>(rows.size()), N.cols());
   for (std::size_t i = 0; i < rows.size(); ++i) E.row(static_cast<Eigen::Index>(i)) = N.row(rows[i]);
-  if (E.cols() == 0) return out;
   const Eigen::JacobiSVD<MatX> span(E, Eigen::ComputeThinU | Eigen::ComputeThinV);
   Eigen::Index p = 0;  // (E's columns are parts of unit vectors: 1e-8 is a zero)
   while (p < span.singularValues().size() && span.singularValues()(p) > 1e-8) ++p;

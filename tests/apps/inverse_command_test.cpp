@@ -99,6 +99,10 @@ TEST(InverseCommand, BadInputNamesTheFileLineAndWritesNothing) {
   run = test::runCli("inverse " + model + " --actuators motor --trajectory " + (dir / "other.csv").string() + " --out " + out);
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_TRUE(contains(run.output, "other.csv:1:1: error: no column 'O.q1'")) << run.output;
+  std::ofstream(dir / "no_rates.csv") << "t,O.q1,O.a1\n0,1,0\n0.1,1,0\n0.2,1,0\n0.3,1,0\n";
+  run = test::runCli("inverse " + model + " --actuators motor --trajectory " + (dir / "no_rates.csv").string() + " --out " + out);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(contains(run.output, "no_rates.csv:1:1: error: column 'O.a1' (the accelerations) needs 'O.v1'")) << run.output;
   run = test::runCli("inverse " + model + " --actuators motr --trajectory " + (dir / "other.csv").string() + " --out " + out);
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_TRUE(contains(run.output, "--actuators: 'motr' is neither a joint effort nor a joint")) << run.output;

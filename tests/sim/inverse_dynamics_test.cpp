@@ -113,6 +113,62 @@ TEST(InverseDynamics, RecoversAJointEffortFromTheMotionItCaused) {
   EXPECT_LT(worstRelativeDifference(forward_inside, inverse_inside, {"motor.effort"}), 1e-8);
 }
 
+// A planned trajectory with its rates and accelerations (J.q1, J.v1, J.a1): the five-bar's two
+// sines every 20 ms, written from the drivers' own profiles, in as the trajectory of actuators in
+// A and E. At every knot -- the ends too -- the profiles take the data's f, f' and f'', so the
+// efforts are those of the drivers' exact profiles to rounding; from the values and rates alone
+// the spline's f'' misses at the ends.
+TEST(InverseDynamics, GivenAccelerationsMakeEveryKnotExact) {
+  const ModelSpec spec = io::readModelFile(test::modelPath("five_bar"));
+  InverseRequest exact_request;
+  exact_request.t_end = 0.4;
+  exact_request.sample = 0.02;
+  const InverseTable exact = inverseModel(spec, exact_request);
+  ASSERT_TRUE(exact.result.ok());
+  const std::string path = (std::filesystem::temp_directory_path() / "loopdyn_inverse_five_bar_planned.csv").string();
+  const auto write = [&](bool accelerations) {
+    std::ofstream out(path);
+    out << "t,A.q1,A.v1" << (accelerations ? ",A.a1" : "") << ",E.q1,E.v1" << (accelerations ? ",E.a1" : "") << '\n';
+    char text[32];
+    for (Eigen::Index i = 0; i < exact.values.rows(); ++i) {
+      const Scalar t = column(exact.columns, exact.values, "t")(i);
+      std::snprintf(text, sizeof text, "%.17g", t);
+      out << text;
+      for (const DriverSpec& d : spec.drivers) {
+        const ProfileValue f = d.profile.evaluate(t);
+        const Scalar values[] = {f.f, f.df, f.ddf};
+        for (int k = 0; k < (accelerations ? 3 : 2); ++k) {
+          std::snprintf(text, sizeof text, "%.17g", values[k]);
+          out << ',' << text;
+        }
+      }
+      out << '\n';
+    }
+  };
+  ModelSpec undriven = spec;
+  undriven.drivers.clear();
+  InverseRequest request;
+  request.actuators = {"A", "E"};
+  request.trajectory = path;
+  const auto worst = [&](const InverseTable& run) {
+    Scalar w = 0;
+    for (const auto& [mine, theirs] : {std::pair{"A.actuator.effort", "drive1.effort"}, std::pair{"E.actuator.effort", "drive2.effort"}}) {
+      const VecX a = column(run.columns, run.values, mine), b = column(exact.columns, exact.values, theirs);
+      w = std::max(w, (a - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff());
+    }
+    return w;
+  };
+  write(true);
+  const InverseTable planned = inverseModel(undriven, request);
+  write(false);
+  const InverseTable rates_only = inverseModel(undriven, request);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(planned.result.ok());
+  ASSERT_TRUE(rates_only.result.ok());
+  EXPECT_LT(worst(planned), 1e-9);
+  EXPECT_GT(worst(rates_only), 1e-6);  // (the end knots' spline error)
+}
+
 // The five-bar with a third actuator in the passive joint B: three efforts for two freedoms. None
 // is unique (an internal preload between the three leaves the motion as it is), and the run says
 // so; what is unique is their power along the motion, sum_i effort_i * rate_i = (F - M a) . v

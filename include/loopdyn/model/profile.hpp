@@ -26,7 +26,8 @@ struct ProfileValue {
 ///   each pair of knots (C2 everywhere; outside [t_0, t_N] the end pieces continue). From values
 ///   alone f' and f'' are the not-a-knot cubic spline's (de Boor, A Practical Guide to Splines,
 ///   ch. IV; errors O(h^3) and O(h^2), h the knots' spacing, exact for cubic motions); with rates,
-///   f''_i is the slope of the not-a-knot spline through the rates (error O(h^3)). Interpolation, not
+///   f''_i is the slope of the not-a-knot spline through the rates (error O(h^3)); with rates and
+///   accelerations f''_i given too, the quintics take them (exact at every knot). Interpolation, not
 ///   smoothing: at a trajectory's first and last few knots the end condition's error (and the
 ///   data's own, differentiated one-sided) decays inwards by 2 - sqrt(3) a knot (measured: the
 ///   slider-crank's motor torque from simulate's 1 ms samples, 1e-10 relative inside, 3.4e-7 at
@@ -40,9 +41,11 @@ class Profile {
   static Profile sine(Scalar offset, Scalar amplitude, Scalar frequency_hz, Scalar phase);
   /// Throws InvalidArgument unless times are strictly increasing, sizes match and N >= 2.
   static Profile table(std::vector<Scalar> times, std::vector<Scalar> values);
-  /// Throws InvalidArgument unless times are strictly increasing, sizes match (rates: empty, or
-  /// one a time) and N >= 4 (the not-a-knot spline's fewest).
-  static Profile trajectory(std::vector<Scalar> times, std::vector<Scalar> values, std::vector<Scalar> rates = {});
+  /// Throws InvalidArgument unless times are strictly increasing, sizes match (rates and
+  /// accelerations: empty, or one a time; accelerations only with rates) and N >= 4 (the
+  /// not-a-knot spline's fewest).
+  static Profile trajectory(std::vector<Scalar> times, std::vector<Scalar> values, std::vector<Scalar> rates = {},
+                            std::vector<Scalar> accelerations = {});
 
   Kind kind() const { return kind_; }
   ProfileValue evaluate(Scalar t) const;
