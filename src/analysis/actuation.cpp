@@ -14,9 +14,7 @@ namespace {
 /// C's rank there (rank_threshold), or past `rank` when that is given (>= 0: the singular vectors
 /// of the nc - rank smallest singular values, a pose within rounding of a singular one).
 MatX selfStressEfforts(const Model& model, const State& x, Scalar rank_threshold, int rank_given = -1) {
-  std::vector<Eigen::Index> rows;  // the drivers' rows, in their order
-  for (const Pair& pair : model.pairs())
-    if (pair.type == "driver") rows.push_back(pair.row);
+  const std::vector<Eigen::Index> rows = driverRows(model);
   if (rows.empty() || model.nc() > kSparseRows) return MatX(static_cast<Eigen::Index>(rows.size()), 0);
   KinematicsWorkspace kin(model);
   evaluateConstraints(model, kin, x);
@@ -55,6 +53,13 @@ std::vector<std::string> driverNames(const Model& model) {
   for (const Pair& pair : model.pairs())
     if (pair.type == "driver") names.push_back(pair.name);
   return names;
+}
+
+std::vector<Eigen::Index> driverRows(const Model& model) {
+  std::vector<Eigen::Index> rows;
+  for (const Pair& pair : model.pairs())
+    if (pair.type == "driver") rows.push_back(pair.row);
+  return rows;
 }
 
 std::vector<VecX> effortPreloads(const Model& model, const State& x, Scalar rank_threshold) {

@@ -4,6 +4,7 @@
 
 #include <Eigen/SVD>
 
+#include "loopdyn/analysis/actuation.hpp"
 #include "loopdyn/linalg/convex_qp.hpp"
 
 namespace loopdyn {
@@ -82,9 +83,7 @@ std::string effortResolutionName(EffortResolution::Kind kind) {
 
 bool resolveEfforts(const Model& model, const KinematicsWorkspace& kin, const EffortResolution& resolution,
                     VecX& lambda, Scalar rank_threshold) {
-  std::vector<Eigen::Index> rows;  // the drivers' rows, in their order
-  for (const Pair& pair : model.pairs())
-    if (pair.type == "driver") rows.push_back(pair.row);
+  const std::vector<Eigen::Index> rows = driverRows(model);
   VecX tau0(static_cast<Eigen::Index>(rows.size()));
   for (std::size_t i = 0; i < rows.size(); ++i) tau0(static_cast<Eigen::Index>(i)) = -lambda(rows[i]);
   const EffortFreedom freedom = effortFreedom(model, kin, rows, rank_threshold);

@@ -181,9 +181,7 @@ struct InverseRun {
     unbounded.kind = EffortResolution::Kind::Weighted;
     VecX lambda = ws.lambda;
     resolveEfforts(model, ws.kin, unbounded, lambda, options.rank_threshold);
-    std::vector<Eigen::Index> rows;
-    for (const Pair& pair : model.pairs())
-      if (pair.type == "driver") rows.push_back(pair.row);
+    const std::vector<Eigen::Index> rows = driverRows(model);
     result.limited_efforts.resize(static_cast<Eigen::Index>(rows.size()));
     for (std::size_t i = 0; i < rows.size(); ++i) result.limited_efforts(static_cast<Eigen::Index>(i)) = -lambda(rows[i]);
     result.effort_lower = options.resolution.lower;

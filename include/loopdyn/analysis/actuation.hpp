@@ -24,6 +24,9 @@ namespace loopdyn {
 /// The names of the model's drivers, in its order: the actuators of an inverse run.
 std::vector<std::string> driverNames(const Model& model);
 
+/// The drivers' constraint rows (C's, lambda's), in driverNames' order: an effort is -lambda there.
+std::vector<Eigen::Index> driverRows(const Model& model);
+
 /// The combinations of the drivers' efforts the model leaves free at x (redundant actuation: an
 /// internal preload that changes no motion): the drivers' rows of the null space of C^T,
 /// orthonormalised, one vector per independent preload, in driverNames' order, the largest entry
